@@ -1,0 +1,94 @@
+package io.meshinjector.engine.capability;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+
+/** The capability vocabulary of the architecture: one key per thing a node can or cannot do. */
+public enum CapabilityKey {
+  IPTABLES_LEGACY("iptables-legacy", Verdict.AVAILABLE, Verdict.UNAVAILABLE),
+  IPTABLES_NFT("iptables-nft", Verdict.AVAILABLE, Verdict.UNAVAILABLE),
+  CNI("cni", Verdict.READY, Verdict.ABSENT),
+  NATIVE_SIDECAR("native-sidecar", Verdict.SUPPORTED, Verdict.UNSUPPORTED);
+
+  /** Prefix of the node labels the webhook publishes; the key's name follows it. */
+  public static final String LABEL_PREFIX = "capability.mesh-injector.io/";
+
+  private final String id;
+  private final Verdict positive;
+  private final Verdict negative;
+
+  CapabilityKey(String id, Verdict positive, Verdict negative) {
+    this.id = id;
+    this.positive = positive;
+    this.negative = negative;
+  }
+
+  /** The key as written in YAML, labels and NodeCapability status, e.g. {@code iptables-nft}. */
+  public String id() {
+    return id;
+  }
+
+  /** The node label this key is published under. */
+  public String label() {
+    return LABEL_PREFIX + id;
+  }
+
+  /** The verdict that means "works here". */
+  public Verdict positive() {
+    return positive;
+  }
+
+  /** The verdict that means "does not work here". */
+  public Verdict negative() {
+    return negative;
+  }
+
+  /** The three verdicts this key accepts, positive first. */
+  public List<Verdict> verdicts() {
+    return List.of(positive, negative, Verdict.UNKNOWN);
+  }
+
+  public boolean accepts(Verdict verdict) {
+    return verdict == positive || verdict == negative || verdict == Verdict.UNKNOWN;
+  }
+
+  /**
+   * Parses a verdict for this key, e.g. {@code ready} for {@code cni}.
+   *
+   * @throws IllegalArgumentException naming the key and the allowed values
+   */
+  public Verdict parseVerdict(String text) {
+    Optional<Verdict> verdict = Verdict.fromId(text).filter(this::accepts);
+    return verdict.orElseThrow(
+        () ->
+            new IllegalArgumentException(
+                "invalid verdict '"
+                    + text
+                    + "' for capability '"
+                    + id
+                    + "': allowed "
+                    + verdicts().stream().map(Verdict::id).toList()));
+  }
+
+  public static Optional<CapabilityKey> fromId(String id) {
+    return Arrays.stream(values()).filter(k -> k.id.equals(id)).findFirst();
+  }
+
+  /** Parses a key or fails naming the allowed keys. */
+  public static CapabilityKey parse(String id) {
+    return fromId(id)
+        .orElseThrow(
+            () ->
+                new IllegalArgumentException(
+                    "unknown capability key '"
+                        + id
+                        + "': allowed "
+                        + Arrays.stream(values()).map(CapabilityKey::id).toList()));
+  }
+
+  @Override
+  public String toString() {
+    return id;
+  }
+}

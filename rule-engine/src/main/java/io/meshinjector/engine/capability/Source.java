@@ -1,0 +1,25 @@
+package io.meshinjector.engine.capability;
+
+/** Where a verdict came from, highest precedence first (the architecture's order). */
+public enum Source {
+  OVERRIDE("override"),
+  PROBE("probe"),
+  LIVE("live"),
+  INFERENCE("inference"),
+  NONE("none");
+
+  private final String id;
+
+  Source(String id) {
+    this.id = id;
+  }
+
+  public String id() {
+    return id;
+  }
+
+  @Override
+  public String toString() {
+    return id;
+  }
+}
