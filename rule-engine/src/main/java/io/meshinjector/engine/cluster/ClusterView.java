@@ -1,0 +1,21 @@
+package io.meshinjector.engine.cluster;
+
+import io.fabric8.kubernetes.api.model.Namespace;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * What the engine knows of the cluster. {@code serve} feeds an implementation from informers, the
+ * CLI from {@code --cluster} files; the engine cannot tell them apart.
+ */
+public interface ClusterView {
+
+  Optional<Namespace> namespace(String name);
+
+  /**
+   * The nodes, grouped into capability classes and indexed for candidate selection, with every
+   * verdict resolved as of {@code now} (probe verdicts expire). Cheap to call: an implementation
+   * rebuilds only when something changed or a verdict expired.
+   */
+  NodeIndex nodes(Instant now);
+}

@@ -1,0 +1,235 @@
+package io.meshinjector.engine.config;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.meshinjector.engine.capability.CapabilityKey;
+import io.meshinjector.engine.capability.Verdict;
+import io.meshinjector.engine.decision.IptablesMode;
+import io.meshinjector.engine.decision.PathOption;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Loads the configuration: the embedded {@code defaults.yaml} (the one place every default lives),
+ * overlaid with the user's YAML. Maps merge key by key; lists and scalars replace. Keys that the
+ * defaults do not have are refused, naming the key.
+ */
+public final class ConfigLoader {
+  /**
+   * The classpath resource holding every default; the chart's values.yaml is checked against it.
+   */
+  public static final String DEFAULTS_RESOURCE = "/io/meshinjector/config/defaults.yaml";
+
+  private static final ObjectMapper YAML =
+      new ObjectMapper(
+          YAMLFactory.builder()
+              .streamReadConstraints(
+                  StreamReadConstraints.builder()
+                      .maxNestingDepth(64)
+                      .maxStringLength(1 << 20)
+                      .build())
+              .build());
+
+  private static final MeshConfig DEFAULTS = build(readDefaults());
+
+  private ConfigLoader() {}
+
+  public static MeshConfig defaults() {
+    return DEFAULTS;
+  }
+
+  /** The embedded defaults as a tree (a copy). */
+  public static JsonNode defaultsTree() {
+    return DEFAULTS.tree();
+  }
+
+  public static MeshConfig load(Path file) {
+    String text;
+    try {
+      text = Files.readString(file);
+    } catch (IOException e) {
+      throw new ConfigException("cannot read config file " + file + ": " + e.getMessage(), e);
+    }
+    try {
+      return fromYaml(text);
+    } catch (ConfigException e) {
+      throw new ConfigException(file + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Overlays {@code yaml} on the defaults; an empty document gives the defaults. */
+  public static MeshConfig fromYaml(String yaml) {
+    JsonNode user;
+    try {
+      user = YAML.readTree(yaml);
+    } catch (JsonProcessingException e) {
+      throw new ConfigException("config is not valid YAML: " + e.getOriginalMessage(), e);
+    }
+    if (user == null || user.isMissingNode() || user.isNull()) {
+      return DEFAULTS;
+    }
+    if (!user.isObject()) {
+      throw new ConfigException("config must be a map of sections, not " + user.getNodeType());
+    }
+    ObjectNode merged = readDefaults();
+    checkKnownAndMerge(merged, (ObjectNode) user, "");
+    return build(merged);
+  }
+
+  private static ObjectNode readDefaults() {
+    try (InputStream in = ConfigLoader.class.getResourceAsStream(DEFAULTS_RESOURCE)) {
+      if (in == null) {
+        throw new IllegalStateException("missing resource " + DEFAULTS_RESOURCE);
+      }
+      return (ObjectNode) YAML.readTree(in);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Merges {@code user} into {@code base}. A key unknown to a map that has fixed keys in the
+   * defaults is an error; maps that are empty in the defaults (selectors, labels, extra values)
+   * take any key.
+   */
+  private static void checkKnownAndMerge(ObjectNode base, ObjectNode user, String path) {
+    boolean openMap = base.isEmpty();
+    Iterator<Map.Entry<String, JsonNode>> it = user.fields();
+    while (it.hasNext()) {
+      Map.Entry<String, JsonNode> e = it.next();
+      String key = path.isEmpty() ? e.getKey() : path + "." + e.getKey();
+      JsonNode current = base.get(e.getKey());
+      if (current == null && !openMap) {
+        List<String> known = new ArrayList<>();
+        base.fieldNames().forEachRemaining(known::add);
+        throw new ConfigException(
+            "config key '" + key + "' is not known; known keys here: " + known);
+      }
+      if (current != null && current.isObject() && e.getValue().isObject()) {
+        checkKnownAndMerge((ObjectNode) current, (ObjectNode) e.getValue(), key);
+      } else if (current != null
+          && current.isObject()
+          && !e.getValue().isNull()
+          && !e.getValue().isObject()) {
+        throw new ConfigException("config key '" + key + "' must be a map");
+      } else {
+        base.set(e.getKey(), e.getValue());
+      }
+    }
+  }
+
+  private static MeshConfig build(ObjectNode tree) {
+    ConfigSection root = new ConfigSection(tree, "");
+    EngineConfig engine;
+    try {
+      engine =
+          new EngineConfig(
+              injection(root.section("injection")),
+              policy(root.section("policy")),
+              capabilities(root.section("capabilities")),
+              explain(root.section("explain")));
+    } catch (ConfigException e) {
+      throw e;
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(e.getMessage(), e);
+    }
+    return new MeshConfig(tree, engine);
+  }
+
+  private static InjectionConfig injection(ConfigSection s) {
+    InjectionConfig c =
+        new InjectionConfig(
+            new java.util.LinkedHashSet<>(s.strings("excludedNamespaces")),
+            s.strings("otherMeshContainers"));
+    s.done();
+    return c;
+  }
+
+  private static PolicyConfig policy(ConfigSection s) {
+    List<PathOption> preference = new ArrayList<>();
+    for (String p : s.strings("preference")) {
+      try {
+        preference.add(PathOption.parse(p));
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException("config key '" + s.key("preference") + "': " + e.getMessage());
+      }
+    }
+    PolicyConfig c =
+        new PolicyConfig(
+            preference,
+            s.choice(
+                "mixedNodes",
+                Map.of("constrain", MixedNodes.CONSTRAIN, "reject", MixedNodes.REJECT)),
+            s.choice(
+                "noViablePath", Map.of("reject", NoViablePath.REJECT, "skip", NoViablePath.SKIP)),
+            s.choice("pinCni", Map.of("always", PinCni.ALWAYS, "when-mixed", PinCni.WHEN_MIXED)),
+            s.bool("publishLabels"));
+    s.done();
+    return c;
+  }
+
+  private static CapabilitiesConfig capabilities(ConfigSection s) {
+    ConfigSection assume = s.section("assumeUnknown");
+    AssumeUnknown assumeUnknown =
+        new AssumeUnknown(
+            assume.choice("iptables", Map.of("viable", true, "not-viable", false)),
+            assume.choice("cni", Map.of("ready", true, "not-ready", false)),
+            assume.choice("nativeSidecar", Map.of("supported", true, "unsupported", false)));
+    assume.done();
+    ConfigSection ds = s.section("cniDaemonSet");
+    CniDaemonSet cniDaemonSet = new CniDaemonSet(ds.text("namespace"), ds.stringMap("podSelector"));
+    ds.done();
+    CapabilitiesConfig c =
+        new CapabilitiesConfig(
+            s.duration("probeTtl"),
+            s.list("overrides", ConfigLoader::override),
+            assumeUnknown,
+            cniDaemonSet,
+            s.choice(
+                "plainBackend", Map.of("nft", IptablesMode.NFT, "legacy", IptablesMode.LEGACY)));
+    s.done();
+    return c;
+  }
+
+  private static CapabilityOverride override(ConfigSection s) {
+    Map<String, String> selector = s.has("nodeSelector") ? s.stringMap("nodeSelector") : Map.of();
+    if (!s.has("nodeSelector")) {
+      s.skip("nodeSelector");
+    }
+    Map<CapabilityKey, Verdict> set = new EnumMap<>(CapabilityKey.class);
+    Map<String, String> raw = new LinkedHashMap<>(s.stringMap("set"));
+    if (raw.isEmpty()) {
+      throw new ConfigException(
+          "config key '" + s.key("set") + "' must set at least one capability");
+    }
+    raw.forEach(
+        (k, v) -> {
+          try {
+            CapabilityKey key = CapabilityKey.parse(k);
+            set.put(key, key.parseVerdict(v));
+          } catch (IllegalArgumentException e) {
+            throw new ConfigException("config key '" + s.key("set") + "': " + e.getMessage());
+          }
+        });
+    return new CapabilityOverride(selector, set);
+  }
+
+  private static int explain(ConfigSection s) {
+    int max = s.integer("maxCandidateNodes");
+    s.done();
+    return max;
+  }
+}

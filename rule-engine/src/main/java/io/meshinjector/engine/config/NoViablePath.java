@@ -1,0 +1,12 @@
+package io.meshinjector.engine.config;
+
+/** What to do when no path works on any candidate node. */
+public enum NoViablePath {
+  REJECT,
+  /** Admit the pod without injection and warn. */
+  SKIP;
+
+  public String id() {
+    return name().toLowerCase(java.util.Locale.ROOT);
+  }
+}

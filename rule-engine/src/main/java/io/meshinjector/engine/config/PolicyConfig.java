@@ -1,0 +1,30 @@
+package io.meshinjector.engine.config;
+
+import io.meshinjector.engine.decision.PathOption;
+import java.util.LinkedHashSet;
+import java.util.List;
+
+/**
+ * How the engine chooses among redirect paths.
+ *
+ * @param preference most preferred first; {@code init/plain} only if an operator lists it
+ * @param publishLabels whether node capability labels are published; without them {@code constrain}
+ *     acts as {@code reject}, since no label would match
+ */
+public record PolicyConfig(
+    List<PathOption> preference,
+    MixedNodes mixedNodes,
+    NoViablePath noViablePath,
+    PinCni pinCni,
+    boolean publishLabels) {
+
+  public PolicyConfig {
+    if (preference == null || preference.isEmpty()) {
+      throw new IllegalArgumentException("policy.preference must list at least one path");
+    }
+    if (new LinkedHashSet<>(preference).size() != preference.size()) {
+      throw new IllegalArgumentException("policy.preference lists a path twice: " + preference);
+    }
+    preference = List.copyOf(preference);
+  }
+}

@@ -1,0 +1,22 @@
+package io.meshinjector.engine.decision;
+
+/** The public annotations of the architecture. */
+public final class Annotations {
+  public static final String PREFIX = "mesh-injector.io/";
+
+  /** On a namespace or a pod: {@code enabled} / {@code disabled}; the pod's wins. */
+  public static final String INJECT = PREFIX + "inject";
+
+  public static final String REDIRECT = PREFIX + "redirect";
+  public static final String IPTABLES_MODE = PREFIX + "iptables-mode";
+  public static final String NATIVE_SIDECAR = PREFIX + "native-sidecar";
+  public static final String PROXY_AWAIT = PREFIX + "proxy-await";
+
+  /** Written on the injected pod: the decision's one-line summary. */
+  public static final String DECISION = PREFIX + "decision";
+
+  /** Pod Security admission's enforce level label on a namespace. */
+  public static final String PSA_ENFORCE = "pod-security.kubernetes.io/enforce";
+
+  private Annotations() {}
+}

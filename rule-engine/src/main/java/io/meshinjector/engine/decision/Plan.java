@@ -1,0 +1,31 @@
+package io.meshinjector.engine.decision;
+
+import java.util.Objects;
+
+/**
+ * How to inject one pod.
+ *
+ * @param nodeConstraint null when the pod may land on any of its candidate nodes as it is
+ */
+public record Plan(
+    PathOption path, ProxyPlacement proxy, boolean proxyAwait, NodeConstraint nodeConstraint) {
+  public Plan {
+    Objects.requireNonNull(path, "path");
+    Objects.requireNonNull(proxy, "proxy");
+  }
+
+  /**
+   * The one-line summary written as {@code mesh-injector.io/decision}, e.g. {@code init/nft
+   * native-sidecar await}.
+   */
+  public String summary() {
+    StringBuilder s = new StringBuilder(path.toString()).append(' ').append(proxy.id());
+    if (proxyAwait) {
+      s.append(" await");
+    }
+    if (nodeConstraint != null) {
+      s.append(" constrained");
+    }
+    return s.toString();
+  }
+}

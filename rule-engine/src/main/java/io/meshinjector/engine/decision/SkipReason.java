@@ -1,0 +1,27 @@
+package io.meshinjector.engine.decision;
+
+/** Why a pod is admitted without injection; the code is also a metric label. */
+public enum SkipReason {
+  INJECTION_DISABLED("injection-disabled"),
+  NOT_ENABLED("not-enabled"),
+  EXCLUDED_NAMESPACE("excluded-namespace"),
+  HOST_NETWORK("host-network"),
+  ALREADY_INJECTED("already-injected"),
+  OTHER_MESH("other-mesh"),
+  NO_VIABLE_PATH("no-viable-path");
+
+  private final String code;
+
+  SkipReason(String code) {
+    this.code = code;
+  }
+
+  public String code() {
+    return code;
+  }
+
+  @Override
+  public String toString() {
+    return code;
+  }
+}
