@@ -1,0 +1,87 @@
+package io.meshinjector.webhook;
+
+import io.meshinjector.webhook.cli.CertsCommand;
+import io.meshinjector.webhook.cli.ExitCodes;
+import io.meshinjector.webhook.cli.ExplainCommand;
+import io.meshinjector.webhook.cli.InjectCommand;
+import io.meshinjector.webhook.cli.ProbePlaceholder;
+import io.meshinjector.webhook.cli.ServeCommand;
+import java.util.Arrays;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The one jar's entry point: {@code serve}, {@code inject}, {@code explain}, {@code probe}, {@code
+ * certs}.
+ */
+@Command(
+    name = "mesh-injector",
+    mixinStandardHelpOptions = true,
+    versionProvider = MeshInjector.Version.class,
+    description = {
+      "Injects a service-mesh proxy into pods and picks, per node, how their traffic reaches it.",
+      "Only 'serve' starts a server; the other commands run and exit."
+    },
+    subcommands = {
+      ServeCommand.class,
+      InjectCommand.class,
+      ExplainCommand.class,
+      ProbePlaceholder.class,
+      CertsCommand.class,
+      CommandLine.HelpCommand.class
+    },
+    exitCodeListHeading = "%nExit status:%n",
+    exitCodeList = {
+      "0:success",
+      "1:an input, config or cluster file cannot be used",
+      "2:invalid command line",
+      "3:a pod would be refused"
+    })
+public final class MeshInjector implements Runnable {
+  /** The CLI logs to stderr, quietly, so stdout stays the manifests a user pipes on. */
+  static final String CLI_LOGBACK = "io/meshinjector/webhook/cli-logback.xml";
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public void run() {
+    throw new CommandLine.ParameterException(spec.commandLine(), "name a command");
+  }
+
+  public static void main(String[] args) {
+    boolean serve =
+        Arrays.stream(args)
+            .filter(a -> !a.startsWith("-"))
+            .findFirst()
+            .map("serve"::equals)
+            .orElse(false);
+    if (!serve && System.getProperty("logback.configurationFile") == null) {
+      System.setProperty("logback.configurationFile", CLI_LOGBACK);
+    }
+    int code = commandLine().execute(args);
+    // serve returns once the server is up; its non-daemon threads keep the JVM running
+    if (!(serve && code == ExitCodes.OK)) {
+      System.exit(code);
+    }
+  }
+
+  /** The command line, as {@code main} runs it; tests call {@code execute} on it. */
+  public static CommandLine commandLine() {
+    CommandLine cli = new CommandLine(new MeshInjector());
+    cli.setExecutionExceptionHandler(
+        (e, cmd, parsed) -> {
+          cmd.getErr()
+              .println("error: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
+          return ExitCodes.INPUT;
+        });
+    return cli;
+  }
+
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      String v = MeshInjector.class.getPackage().getImplementationVersion();
+      return new String[] {"mesh-injector " + (v == null ? "(development build)" : v)};
+    }
+  }
+}

@@ -1,0 +1,162 @@
+package io.meshinjector.webhook.cli;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.meshinjector.engine.config.MeshConfig;
+import io.meshinjector.engine.decision.Decision;
+import io.meshinjector.engine.decision.Plan;
+import io.meshinjector.webhook.manifest.Manifests;
+import io.meshinjector.webhook.manifest.PodTemplates;
+import java.io.PrintWriter;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code explain}: what the webhook would decide for each pod template, and why. */
+@Command(
+    name = "explain",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Shows what the webhook would decide for every pod template of the manifests: redirect"
+          + " path, iptables mode, proxy placement, await, candidate node classes, node"
+          + " constraint and warnings; with -v, the trace of rules.",
+      "The exit status is 3 when any pod would be refused."
+    })
+public final class ExplainCommand implements Callable<Integer> {
+  enum Format {
+    text,
+    json
+  }
+
+  @Option(
+      names = {"-f", "--filename"},
+      required = true,
+      paramLabel = "FILE",
+      description = "Manifests to explain (YAML or JSON, multi-document); - reads standard input.")
+  String file;
+
+  @Option(
+      names = {"-o", "--output"},
+      defaultValue = "text",
+      paramLabel = "FORMAT",
+      description =
+          "text (a table) or json (one object per pod template). Default: ${DEFAULT-VALUE}.")
+  Format output;
+
+  @Option(
+      names = {"-v", "--verbose"},
+      description = "With text output, also print each decision's trace.")
+  boolean verbose;
+
+  @Option(
+      names = {"-n", "--namespace"},
+      paramLabel = "NS",
+      defaultValue = "default",
+      description = "Namespace of objects that name none (default: ${DEFAULT-VALUE}).")
+  String namespace;
+
+  @Mixin SourceOptions sources;
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() throws JsonProcessingException {
+    MeshConfig config = sources.meshConfig();
+    TemplateInjector injector =
+        new TemplateInjector(config, sources.view(config), namespace, Clock.systemUTC());
+    List<Decision> decisions = new ArrayList<>();
+    for (JsonNode doc : Manifests.read(file, System.in)) {
+      for (PodTemplates.Template t : PodTemplates.find(doc)) {
+        decisions.add(injector.decide(t).decision());
+      }
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    if (output == Format.json) {
+      List<Map<String, Object>> json = decisions.stream().map(Decision::toJsonMap).toList();
+      out.println(
+          Manifests.json()
+              .copy()
+              .enable(SerializationFeature.INDENT_OUTPUT)
+              .writeValueAsString(json));
+    } else {
+      out.print(table(decisions, verbose));
+    }
+    out.flush();
+    return decisions.stream().anyMatch(Decision::rejected) ? ExitCodes.REFUSED : ExitCodes.OK;
+  }
+
+  static String table(List<Decision> decisions, boolean verbose) {
+    if (decisions.isEmpty()) {
+      return "no pod templates found\n";
+    }
+    List<String[]> rows = new ArrayList<>();
+    rows.add(
+        new String[] {
+          "WORKLOAD", "OUTCOME", "PATH", "MODE", "PROXY", "AWAIT", "CANDIDATES", "CONSTRAINT"
+        });
+    for (Decision d : decisions) {
+      Plan p = d.plan().orElse(null);
+      rows.add(
+          new String[] {
+            d.workload(),
+            d.inject() ? "inject" : (d.rejected() ? "REFUSED " : "skip ") + d.outcomeCode(),
+            p == null ? "-" : p.path().redirect().id(),
+            p == null || p.path().mode() == null ? "-" : p.path().mode().id(),
+            p == null ? "-" : p.proxy().id(),
+            p == null ? "-" : (p.proxyAwait() ? "yes" : "no"),
+            String.valueOf(d.candidateCount()),
+            p == null || p.nodeConstraint() == null ? "-" : p.nodeConstraint().toString()
+          });
+    }
+    int[] width = new int[rows.get(0).length];
+    for (String[] row : rows) {
+      for (int i = 0; i < row.length; i++) {
+        width[i] = Math.max(width[i], row[i].length());
+      }
+    }
+    StringBuilder s = new StringBuilder();
+    for (String[] row : rows) {
+      StringBuilder line = new StringBuilder();
+      for (int i = 0; i < row.length; i++) {
+        line.append(i == row.length - 1 ? row[i] : pad(row[i], width[i] + 2));
+      }
+      s.append(line.toString().stripTrailing()).append('\n');
+    }
+    for (Decision d : decisions) {
+      s.append('\n').append(d.workload()).append('\n');
+      d.reason().ifPresent(r -> s.append("  reason:     ").append(r).append('\n'));
+      if (!d.candidateNodes().isEmpty()) {
+        s.append("  candidates: ").append(String.join(", ", d.candidateNodes()));
+        if (d.candidateCount() > d.candidateNodes().size()) {
+          s.append(" (").append(d.candidateCount() - d.candidateNodes().size()).append(" more)");
+        }
+        s.append('\n');
+      }
+      if (!d.nodeClasses().isEmpty()) {
+        s.append("  node classes:\n");
+        d.nodeClasses().forEach(c -> s.append("    - ").append(c).append('\n'));
+      }
+      if (!d.warnings().isEmpty()) {
+        s.append("  warnings:\n");
+        d.warnings().forEach(w -> s.append("    - ").append(w).append('\n'));
+      }
+      if (verbose) {
+        s.append("  trace:\n");
+        d.trace().forEach(t -> s.append("    ").append(t).append('\n'));
+      }
+    }
+    return s.toString();
+  }
+
+  private static String pad(String s, int width) {
+    return s + " ".repeat(Math.max(0, width - s.length()));
+  }
+}

@@ -1,0 +1,78 @@
+package io.meshinjector.webhook.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.meshinjector.engine.config.MeshConfig;
+import io.meshinjector.webhook.manifest.Manifests;
+import io.meshinjector.webhook.manifest.PodTemplates;
+import io.meshinjector.webhook.mutation.InjectionPipeline;
+import java.io.PrintWriter;
+import java.time.Clock;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code inject}: the manifests with every pod template injected, as the webhook would. */
+@Command(
+    name = "inject",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Injects every pod template of Pods, Deployments, StatefulSets, DaemonSets, ReplicaSets,"
+          + " ReplicationControllers, Jobs, CronJobs and Lists, and prints every document as YAML"
+          + " in input order (others unchanged).",
+      "A namespace the --cluster files do not describe counts as enabled; a pod's own"
+          + " mesh-injector.io/inject: disabled still wins.",
+      "A refused pod is printed unchanged, with the reason on stderr, and the exit status is 3."
+    })
+public final class InjectCommand implements Callable<Integer> {
+  @Option(
+      names = {"-f", "--filename"},
+      required = true,
+      paramLabel = "FILE",
+      description = "Manifests to inject (YAML or JSON, multi-document); - reads standard input.")
+  String file;
+
+  @Option(
+      names = {"-n", "--namespace"},
+      paramLabel = "NS",
+      defaultValue = "default",
+      description = "Namespace of objects that name none (default: ${DEFAULT-VALUE}).")
+  String namespace;
+
+  @Mixin SourceOptions sources;
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    MeshConfig config = sources.meshConfig();
+    TemplateInjector injector =
+        new TemplateInjector(config, sources.view(config), namespace, Clock.systemUTC());
+    List<JsonNode> docs = Manifests.read(file, System.in);
+    PrintWriter err = spec.commandLine().getErr();
+    boolean refused = false;
+    for (JsonNode doc : docs) {
+      for (PodTemplates.Template t : PodTemplates.find(doc)) {
+        InjectionPipeline.Result result = injector.decide(t);
+        result
+            .decision()
+            .warnings()
+            .forEach(w -> err.println("warning: " + result.decision().workload() + ": " + w));
+        if (result.decision().rejected()) {
+          refused = true;
+          err.println("refused: " + TemplateInjector.describe(result.decision()));
+        } else {
+          TemplateInjector.apply(t, result);
+        }
+      }
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    out.print(Manifests.toYaml(docs));
+    out.flush();
+    err.flush();
+    return refused ? ExitCodes.REFUSED : ExitCodes.OK;
+  }
+}

@@ -1,0 +1,120 @@
+package io.meshinjector.webhook.cli;
+
+import io.meshinjector.engine.cluster.InMemoryClusterView;
+import io.meshinjector.engine.config.MeshConfig;
+import io.meshinjector.webhook.config.WebhookSettings;
+import io.meshinjector.webhook.server.ServerPorts;
+import io.meshinjector.webhook.server.WebhookServer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.ConfigurableApplicationContext;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code serve}: the HTTPS admission webhook. */
+@Command(
+    name = "serve",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Serves POST /mutate (admission.k8s.io/v1 and v1beta1), GET /healthz and GET /readyz over"
+          + " HTTPS (TLS 1.3 and 1.2), and Prometheus metrics at /metrics on a plain-HTTP"
+          + " management port.",
+      "Decides from the --cluster files; with none, from an empty cluster view (with a warning)."
+    })
+public final class ServeCommand implements Callable<Integer> {
+  @Mixin SourceOptions sources;
+
+  @Option(
+      names = "--port",
+      paramLabel = "PORT",
+      description = "HTTPS port (default: webhook.port of the config, 8443).")
+  Integer port;
+
+  @Option(
+      names = "--metrics-port",
+      paramLabel = "PORT",
+      description = "Plain-HTTP metrics port (default: webhook.metricsPort of the config, 9090).")
+  Integer metricsPort;
+
+  @Option(
+      names = "--tls-dir",
+      required = true,
+      paramLabel = "DIR",
+      description =
+          "Folder with tls.crt and tls.key (PEM, PKCS#8 key), reloaded when they change; when it"
+              + " holds neither, a self-signed CA and serving certificate are written there"
+              + " (ca.crt for curl --cacert).")
+  Path tlsDir;
+
+  @Option(
+      names = "--log-format",
+      paramLabel = "FORMAT",
+      description = "text, or JSON lines: ecs, logstash, gelf (default: webhook.logFormat).")
+  String logFormat;
+
+  /** The running server, for tests that start it through the command line. */
+  private ConfigurableApplicationContext context;
+
+  @Override
+  public Integer call() {
+    MeshConfig config = sources.meshConfig();
+    WebhookSettings settings = WebhookSettings.from(config);
+    if (port != null) {
+      settings = settings.withPort(port);
+    }
+    if (metricsPort != null) {
+      settings = settings.withMetricsPort(metricsPort);
+    }
+    if (logFormat != null) {
+      settings = settings.withLogFormat(WebhookSettings.LogFormat.parse(logFormat));
+    }
+    List<Path> files = sources.clusterFiles();
+    InMemoryClusterView view = sources.view(config);
+    boolean generated =
+        !Files.exists(tlsDir.resolve(CertificateFiles.TLS_CRT))
+            && !Files.exists(tlsDir.resolve(CertificateFiles.TLS_KEY));
+    CertificateFiles.ensure(tlsDir, settings.selfSignedNames(), settings.selfSignedDays());
+    context =
+        WebhookServer.start(
+            new WebhookServer.Options(
+                config,
+                settings,
+                view,
+                tlsDir.resolve(CertificateFiles.TLS_CRT),
+                tlsDir.resolve(CertificateFiles.TLS_KEY)));
+    Logger log = LoggerFactory.getLogger(ServeCommand.class);
+    if (generated) {
+      log.info(
+          "wrote a self-signed CA and serving certificate for {} to {}",
+          settings.selfSignedNames(),
+          tlsDir);
+    }
+    if (files.isEmpty()) {
+      log.warn(
+          "no --cluster files: deciding from an empty cluster view, so no namespace is enabled"
+              + " and every node verdict is unknown");
+    } else {
+      log.info("cluster view from {}", files);
+    }
+    if (ClusterDetection.found().isPresent()) {
+      log.warn(
+          "a cluster is reachable ({}), but this build decides from --cluster files only",
+          ClusterDetection.found().get());
+    }
+    ServerPorts ports = context.getBean(ServerPorts.class);
+    log.info(
+        "serving https://0.0.0.0:{}/mutate; metrics at http://0.0.0.0:{}/metrics",
+        ports.https(),
+        ports.management());
+    return ExitCodes.OK;
+  }
+
+  public ConfigurableApplicationContext context() {
+    return context;
+  }
+}

@@ -1,0 +1,219 @@
+package io.meshinjector.webhook.http;
+
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.meshinjector.engine.cluster.ClusterView;
+import io.meshinjector.engine.decision.Decision;
+import io.meshinjector.engine.decision.Outcome;
+import io.meshinjector.webhook.logging.RequestContext;
+import io.meshinjector.webhook.metrics.AdmissionMetrics;
+import io.meshinjector.webhook.mutation.InjectionPipeline;
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Answers one {@code POST /mutate}: transport checks, decode, decide, render, answer. Never throws:
+ * whatever goes wrong becomes an {@link AdmissionReply}, so one bad request cannot take the
+ * server's thread or the server down.
+ */
+public final class AdmissionService {
+  private static final Logger LOG = LoggerFactory.getLogger(AdmissionService.class);
+
+  private final AdmissionCodec codec;
+  private final InjectionPipeline pipeline;
+  private final Supplier<ClusterView> view;
+  private final AdmissionMetrics metrics;
+  private final int maxRequestBytes;
+
+  public AdmissionService(
+      AdmissionCodec codec,
+      InjectionPipeline pipeline,
+      Supplier<ClusterView> view,
+      AdmissionMetrics metrics,
+      int maxRequestBytes) {
+    this.codec = Objects.requireNonNull(codec, "codec");
+    this.pipeline = Objects.requireNonNull(pipeline, "pipeline");
+    this.view = Objects.requireNonNull(view, "view");
+    this.metrics = Objects.requireNonNull(metrics, "metrics");
+    this.maxRequestBytes = maxRequestBytes;
+  }
+
+  public AdmissionCodec codec() {
+    return codec;
+  }
+
+  /**
+   * @param declaredLength the Content-Length, or -1 when the body is chunked
+   */
+  public AdmissionReply handle(String contentType, long declaredLength, InputStream body) {
+    long start = System.nanoTime();
+    AdmissionReply reply;
+    try (RequestContext ctx = RequestContext.open()) {
+      reply = answer(ctx, contentType, declaredLength, body);
+      String result = result(reply);
+      metrics.latency(result, Duration.ofNanos(System.nanoTime() - start));
+      if (reply instanceof AdmissionReply.Failed f) {
+        LOG.info("answered {}: {}", f.httpStatus(), f.message());
+      }
+    }
+    return reply;
+  }
+
+  private AdmissionReply answer(
+      RequestContext ctx, String contentType, long declaredLength, InputStream body) {
+    if (!isJson(contentType)) {
+      metrics.error("unsupported-media-type");
+      return AdmissionReply.unsupportedMediaType(contentType == null ? "" : contentType);
+    }
+    byte[] bytes;
+    try {
+      bytes = readLimited(declaredLength, body);
+    } catch (TooLarge e) {
+      metrics.error("too-large");
+      return AdmissionReply.tooLarge(maxRequestBytes);
+    } catch (IOException e) {
+      metrics.error("bad-request");
+      return AdmissionReply.badRequest(
+          "the body cannot be read: " + AdmissionCodec.shorten(e.getMessage()));
+    }
+    AdmissionRequest request;
+    try {
+      request = codec.read(bytes);
+    } catch (AdmissionCodec.BadRequest e) {
+      metrics.error("bad-request");
+      return AdmissionReply.badRequest(e.getMessage());
+    } catch (RuntimeException e) {
+      metrics.error("internal");
+      LOG.error("cannot decode a request body", e);
+      return AdmissionReply.errored(null);
+    }
+    ctx.uid(request.uid()).namespace(request.namespace()).pod(request.name());
+    try {
+      return admit(ctx, request);
+    } catch (AdmissionCodec.BadRequest e) {
+      metrics.error("bad-request");
+      return AdmissionReply.badRequest(e.getMessage());
+    } catch (RuntimeException | Error e) {
+      if (e instanceof VirtualMachineError && !(e instanceof StackOverflowError)) {
+        throw (Error) e;
+      }
+      metrics.error("internal");
+      LOG.error("admission failed", e);
+      return AdmissionReply.errored(request.uid());
+    }
+  }
+
+  private AdmissionReply admit(RequestContext ctx, AdmissionRequest request) {
+    if (!request.isPodCreate()) {
+      LOG.debug(
+          "allowed without a look: {} {} {}", request.operation(), request.kind(), request.name());
+      return AdmissionReply.allowed(request);
+    }
+    if (request.object() == null || !request.object().isObject()) {
+      throw new AdmissionCodec.BadRequest("the Pod CREATE request has no object");
+    }
+    Pod pod;
+    try {
+      pod = codec.mapper().treeToValue(request.object(), Pod.class);
+    } catch (Exception e) {
+      throw new AdmissionCodec.BadRequest(
+          "request.object is not a valid Pod: " + AdmissionCodec.shorten(e.getMessage()));
+    }
+    ObjectMeta meta = pod.getMetadata() == null ? new ObjectMeta() : pod.getMetadata();
+    pod.setMetadata(meta);
+    if (meta.getNamespace() == null || meta.getNamespace().isEmpty()) {
+      // the API server leaves it out of the object when it comes from the request path
+      meta.setNamespace(request.namespace());
+    }
+    if (meta.getNamespace() == null || meta.getNamespace().isEmpty()) {
+      throw new AdmissionCodec.BadRequest("the Pod has no namespace, nor has the request");
+    }
+    String podName = podName(meta, request);
+    ctx.namespace(meta.getNamespace()).pod(podName);
+
+    InjectionPipeline.Result result =
+        pipeline.run(workload(meta, podName), request.object(), pod, view.get());
+    Decision decision = result.decision();
+    metrics.decision(decision);
+    Map<String, String> audit =
+        Map.of("decision", decision.summary(), "outcome", decision.outcomeCode());
+    if (decision.outcome() instanceof Outcome.Refuse refuse) {
+      LOG.info("refused ({}): {}", refuse.reason().code(), refuse.message());
+      return AdmissionReply.refused(
+          request, refuse.reason().code(), refuse.message(), decision.warnings(), audit);
+    }
+    if (decision.outcome() instanceof Outcome.Skip skip) {
+      LOG.info("admitted without injection ({}): {}", skip.reason().code(), skip.message());
+      return AdmissionReply.allowed(request, decision.warnings(), audit);
+    }
+    LOG.info("injected: {} ({} patch operations)", decision.summary(), result.patch().size());
+    return AdmissionReply.patched(request, result.patch(), decision.warnings(), audit);
+  }
+
+  /** The name for logs: a ReplicaSet's pods have only a generateName at admission. */
+  private static String podName(ObjectMeta meta, AdmissionRequest request) {
+    if (meta.getName() != null && !meta.getName().isEmpty()) {
+      return meta.getName();
+    }
+    if (meta.getGenerateName() != null && !meta.getGenerateName().isEmpty()) {
+      return meta.getGenerateName() + "*";
+    }
+    return request.name().isEmpty() ? "-" : request.name();
+  }
+
+  /** {@code namespace/Kind/name} of the controller that made the pod, else of the pod itself. */
+  static String workload(ObjectMeta meta, String podName) {
+    if (meta.getOwnerReferences() != null) {
+      for (OwnerReference owner : meta.getOwnerReferences()) {
+        if (Boolean.TRUE.equals(owner.getController())) {
+          return meta.getNamespace() + "/" + owner.getKind() + "/" + owner.getName();
+        }
+      }
+    }
+    return meta.getNamespace() + "/Pod/" + podName;
+  }
+
+  private byte[] readLimited(long declaredLength, InputStream body) throws IOException {
+    if (declaredLength > maxRequestBytes) {
+      throw new TooLarge();
+    }
+    // one byte past the limit tells "exactly at the limit" from "over it" on a chunked body
+    byte[] bytes = body.readNBytes(maxRequestBytes + 1);
+    if (bytes.length > maxRequestBytes) {
+      throw new TooLarge();
+    }
+    return bytes;
+  }
+
+  private static boolean isJson(String contentType) {
+    if (contentType == null) {
+      return false;
+    }
+    String mediaType = contentType.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
+    return mediaType.equals("application/json");
+  }
+
+  private static String result(AdmissionReply reply) {
+    if (reply instanceof AdmissionReply.Failed) {
+      return "failed";
+    }
+    if (reply instanceof AdmissionReply.Refused) {
+      return "refused";
+    }
+    return reply instanceof AdmissionReply.Patched ? "patched" : "allowed";
+  }
+
+  private static final class TooLarge extends IOException {
+    TooLarge() {
+      super("too large", null);
+    }
+  }
+}

@@ -1,0 +1,50 @@
+package io.meshinjector.webhook.logging;
+
+import org.slf4j.MDC;
+
+/**
+ * Puts the admission request's UID, namespace and pod into the logging context, so every line
+ * logged while handling it carries them (plain text and JSON formats alike); closing it removes
+ * them, so a pooled thread does not carry them into the next request.
+ */
+public final class RequestContext implements AutoCloseable {
+  public static final String UID = "uid";
+  public static final String NAMESPACE = "namespace";
+  public static final String POD = "pod";
+
+  private RequestContext() {}
+
+  /** Opens a context with no request known yet: lines still carry the keys, empty. */
+  public static RequestContext open() {
+    MDC.put(UID, "-");
+    MDC.put(NAMESPACE, "-");
+    MDC.put(POD, "-");
+    return new RequestContext();
+  }
+
+  public RequestContext uid(String uid) {
+    MDC.put(UID, blankToDash(uid));
+    return this;
+  }
+
+  public RequestContext namespace(String namespace) {
+    MDC.put(NAMESPACE, blankToDash(namespace));
+    return this;
+  }
+
+  public RequestContext pod(String pod) {
+    MDC.put(POD, blankToDash(pod));
+    return this;
+  }
+
+  @Override
+  public void close() {
+    MDC.remove(UID);
+    MDC.remove(NAMESPACE);
+    MDC.remove(POD);
+  }
+
+  private static String blankToDash(String s) {
+    return s == null || s.isBlank() ? "-" : s;
+  }
+}

@@ -1,0 +1,48 @@
+package io.meshinjector.webhook.server;
+
+import io.meshinjector.engine.RuleEngine;
+import io.meshinjector.engine.cluster.ClusterView;
+import io.meshinjector.engine.config.MeshConfig;
+import io.meshinjector.webhook.config.WebhookSettings;
+import io.meshinjector.webhook.http.AdmissionCodec;
+import io.meshinjector.webhook.http.AdmissionController;
+import io.meshinjector.webhook.http.AdmissionService;
+import io.meshinjector.webhook.http.HealthController;
+import io.meshinjector.webhook.metrics.AdmissionMetrics;
+import io.meshinjector.webhook.mutation.InjectionPipeline;
+import io.meshinjector.webhook.mutation.Mutators;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+
+/**
+ * The {@code serve} application. Beans are declared, not scanned: the CLI classes share the package
+ * tree and must not become beans, and a small context starts faster.
+ */
+@SpringBootConfiguration(proxyBeanMethods = false)
+@EnableAutoConfiguration
+@Import({AdmissionController.class, HealthController.class})
+public class WebhookApplication {
+
+  @Bean
+  AdmissionService admissionService(
+      MeshConfig config, WebhookSettings settings, ClusterView view, MeterRegistry registry) {
+    AdmissionCodec codec =
+        new AdmissionCodec(settings.maxNestingDepth(), settings.maxStringLength());
+    InjectionPipeline pipeline =
+        new InjectionPipeline(
+            new RuleEngine(config.engine(), Clock.systemUTC()),
+            Mutators.forConfig(config),
+            codec.mapper());
+    return new AdmissionService(
+        codec, pipeline, () -> view, new AdmissionMetrics(registry), settings.maxRequestBytes());
+  }
+
+  @Bean
+  ServerPorts serverPorts() {
+    return new ServerPorts();
+  }
+}

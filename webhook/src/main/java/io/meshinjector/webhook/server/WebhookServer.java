@@ -1,0 +1,86 @@
+package io.meshinjector.webhook.server;
+
+import io.meshinjector.engine.cluster.ClusterView;
+import io.meshinjector.engine.config.MeshConfig;
+import io.meshinjector.webhook.config.WebhookSettings;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/** Starts the {@code serve} application from already-validated options. */
+public final class WebhookServer {
+  /** Every log line of a request carries its UID, namespace and pod (see RequestContext). */
+  static final String TEXT_PATTERN =
+      "%d{yyyy-MM-dd'T'HH:mm:ss.SSSXXX} %5p [%t] %logger{30}"
+          + " uid=%X{uid:--} namespace=%X{namespace:--} pod=%X{pod:--} : %m%n%wEx";
+
+  private WebhookServer() {}
+
+  /**
+   * What {@code serve} runs with.
+   *
+   * @param tlsCert PEM certificate chain, reloaded when it changes
+   * @param tlsKey PEM private key (PKCS#8), reloaded when it changes
+   */
+  public record Options(
+      MeshConfig config, WebhookSettings settings, ClusterView view, Path tlsCert, Path tlsKey) {
+    public Options {
+      Objects.requireNonNull(config, "config");
+      Objects.requireNonNull(settings, "settings");
+      Objects.requireNonNull(view, "view");
+      Objects.requireNonNull(tlsCert, "tlsCert");
+      Objects.requireNonNull(tlsKey, "tlsKey");
+    }
+  }
+
+  public static ConfigurableApplicationContext start(Options options) {
+    SpringApplication app = new SpringApplication(WebhookApplication.class);
+    app.setWebApplicationType(WebApplicationType.SERVLET);
+    app.addInitializers(
+        ctx -> {
+          var beans = ctx.getBeanFactory();
+          beans.registerSingleton("meshConfig", options.config());
+          beans.registerSingleton("webhookSettings", options.settings());
+          beans.registerSingleton("clusterView", options.view());
+        });
+    // as command-line arguments: they outrank application.properties and the environment, and
+    // they are in place before the logging system starts
+    return app.run(properties(options).toArray(String[]::new));
+  }
+
+  static List<String> properties(Options options) {
+    WebhookSettings s = options.settings();
+    List<String> p = new ArrayList<>();
+    p.add("--spring.main.banner-mode=off");
+    p.add("--spring.application.name=mesh-injector");
+    p.add("--spring.jmx.enabled=false");
+    p.add("--server.port=" + s.port());
+    p.add("--server.http2.enabled=true");
+    p.add("--server.ssl.bundle=webhook");
+    p.add("--server.ssl.enabled-protocols=TLSv1.3,TLSv1.2");
+    p.add("--spring.ssl.bundle.pem.webhook.keystore.certificate=file:" + options.tlsCert());
+    p.add("--spring.ssl.bundle.pem.webhook.keystore.private-key=file:" + options.tlsKey());
+    p.add("--spring.ssl.bundle.pem.webhook.reload-on-update=true");
+    p.add(
+        "--spring.ssl.bundle.watch.file.quiet-period="
+            + s.tlsReloadQuietPeriod().toMillis()
+            + "ms");
+    p.add("--server.error.include-stacktrace=never");
+    p.add("--server.error.include-message=never");
+    p.add("--server.error.include-exception=false");
+    p.add("--management.server.port=" + s.metricsPort());
+    p.add("--management.server.ssl.enabled=false");
+    p.add("--management.endpoints.web.base-path=/");
+    p.add("--management.endpoints.web.exposure.include=prometheus");
+    p.add("--management.endpoints.web.path-mapping.prometheus=metrics");
+    p.add("--logging.pattern.console=" + TEXT_PATTERN);
+    if (s.logFormat().springFormat() != null) {
+      p.add("--logging.structured.format.console=" + s.logFormat().springFormat());
+    }
+    return p;
+  }
+}
