@@ -1,16 +1,447 @@
 package io.meshinjector.engine;
 
+import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.meshinjector.engine.capability.CapabilityKey;
+import io.meshinjector.engine.capability.NodeCapabilities;
+import io.meshinjector.engine.capability.SourcedVerdict;
+import io.meshinjector.engine.capability.Verdict;
 import io.meshinjector.engine.cluster.ClusterView;
+import io.meshinjector.engine.cluster.NodeClass;
+import io.meshinjector.engine.cluster.NodeIndex;
 import io.meshinjector.engine.config.EngineConfig;
+import io.meshinjector.engine.config.MixedNodes;
+import io.meshinjector.engine.config.NoViablePath;
+import io.meshinjector.engine.config.PinCni;
+import io.meshinjector.engine.decision.Annotations;
 import io.meshinjector.engine.decision.Decision;
+import io.meshinjector.engine.decision.IptablesMode;
+import io.meshinjector.engine.decision.NodeConstraint;
+import io.meshinjector.engine.decision.NodeRequirement;
+import io.meshinjector.engine.decision.Outcome;
+import io.meshinjector.engine.decision.PathOption;
+import io.meshinjector.engine.decision.Plan;
+import io.meshinjector.engine.decision.ProxyPlacement;
+import io.meshinjector.engine.decision.Redirect;
+import io.meshinjector.engine.decision.RefusalReason;
+import io.meshinjector.engine.decision.SkipReason;
+import io.meshinjector.engine.decision.TraceStep;
+import io.meshinjector.engine.rules.InjectGate;
+import io.meshinjector.engine.rules.PodAnnotations;
+import io.meshinjector.engine.rules.Viability;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.StringJoiner;
 
-/** Placeholder; replaced by the rules. */
+/** One decision, start to end; holds the trace and warnings while it runs. */
 final class DecisionRun {
-  DecisionRun(EngineConfig config, Instant now, String workload, Pod pod, ClusterView cluster) {}
+  private static final Set<String> PSA_FORBIDS_NET_ADMIN = Set.of("baseline", "restricted");
+
+  private final EngineConfig config;
+  private final Instant now;
+  private final String workload;
+  private final Pod pod;
+  private final ClusterView cluster;
+  private final Viability viability;
+  private final List<TraceStep> trace = new ArrayList<>();
+  private final List<String> warnings = new ArrayList<>();
+  private List<String> candidateNames = List.of();
+  private int candidateCount;
+  private final List<String> classLines = new ArrayList<>();
+
+  /** A capability class restricted to the pod's candidates. */
+  private record Candidate(NodeClass cls, BitSet members, int count, List<String> sample) {
+    NodeCapabilities caps() {
+      return cls.capabilities();
+    }
+
+    String describe() {
+      String names = String.join(", ", sample) + (count > sample.size() ? ", ..." : "");
+      return "class "
+          + cls.id()
+          + " ("
+          + count
+          + (count == 1 ? " node: " : " nodes: ")
+          + names
+          + ")";
+    }
+  }
+
+  DecisionRun(EngineConfig config, Instant now, String workload, Pod pod, ClusterView cluster) {
+    this.config = config;
+    this.now = now;
+    this.workload = workload;
+    this.pod = pod;
+    this.cluster = cluster;
+    this.viability = new Viability(config.capabilities());
+  }
 
   Decision run() {
-    throw new UnsupportedOperationException("rules not implemented yet");
+    return decision(decide());
+  }
+
+  private Decision decision(Outcome outcome) {
+    return new Decision(
+        workload, outcome, candidateNames, candidateCount, classLines, warnings, trace);
+  }
+
+  private Outcome decide() {
+    String nsName = pod.getMetadata().getNamespace();
+    Namespace ns = nsName == null ? null : cluster.namespace(nsName).orElse(null);
+    Optional<Outcome> gated = new InjectGate(config.injection()).check(pod, ns, trace::add);
+    if (gated.isPresent()) {
+      return gated.get();
+    }
+    PodAnnotations asked;
+    try {
+      asked = PodAnnotations.parse(pod.getMetadata().getAnnotations());
+    } catch (PodAnnotations.InvalidAnnotation e) {
+      trace.add(new TraceStep("annotations", e.getMessage()));
+      return new Outcome.Refuse(RefusalReason.INVALID_ANNOTATION, e.getMessage());
+    }
+
+    List<PathOption> options = options(asked, ns);
+    if (options.isEmpty()) {
+      String msg =
+          "namespace "
+              + nsName
+              + " enforces Pod Security '"
+              + psaLevel(ns)
+              + "', which forbids the NET_ADMIN and NET_RAW the init path needs, and the pod asks for "
+              + Annotations.REDIRECT
+              + ": init; use the CNI path (install the mesh CNI plugin) or remove the annotation";
+      trace.add(new TraceStep("constraints", msg));
+      return new Outcome.Refuse(RefusalReason.POD_SECURITY, msg);
+    }
+
+    List<Candidate> candidates = candidates();
+    return choose(options, candidates, asked);
+  }
+
+  /** The paths still allowed for this pod, most preferred first. */
+  private List<PathOption> options(PodAnnotations asked, Namespace ns) {
+    List<PathOption> options = new ArrayList<>(config.policy().preference());
+    if (asked.redirect() == Redirect.INIT
+        && options.stream().noneMatch(o -> o.redirect() == Redirect.INIT)) {
+      options.add(PathOption.INIT_NFT);
+      options.add(PathOption.INIT_LEGACY);
+    }
+    if (asked.iptablesMode() != null) {
+      PathOption wanted = new PathOption(Redirect.INIT, asked.iptablesMode());
+      int first = firstInit(options);
+      options.removeIf(o -> o.redirect() == Redirect.INIT);
+      options.add(first < 0 ? options.size() : Math.min(first, options.size()), wanted);
+      trace.add(new TraceStep("annotations", Annotations.IPTABLES_MODE + " asks for " + wanted));
+      if (asked.redirect() == Redirect.CNI) {
+        warnings.add(Annotations.IPTABLES_MODE + " is ignored: the pod asks for the cni path");
+      }
+    }
+    if (asked.redirect() != null) {
+      options.removeIf(o -> o.redirect() != asked.redirect());
+      trace.add(
+          new TraceStep("annotations", Annotations.REDIRECT + " asks for " + asked.redirect()));
+    }
+    String psa = psaLevel(ns);
+    if (psa != null && PSA_FORBIDS_NET_ADMIN.contains(psa)) {
+      if (options.removeIf(o -> o.redirect() == Redirect.INIT)) {
+        trace.add(
+            new TraceStep(
+                "constraints",
+                "Pod Security '" + psa + "' forbids NET_ADMIN/NET_RAW: the init path is out"));
+      }
+    }
+    trace.add(new TraceStep("options", "paths in preference order: " + options));
+    return options;
+  }
+
+  private static int firstInit(List<PathOption> options) {
+    for (int i = 0; i < options.size(); i++) {
+      if (options.get(i).redirect() == Redirect.INIT) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  private static String psaLevel(Namespace ns) {
+    if (ns == null || ns.getMetadata().getLabels() == null) {
+      return null;
+    }
+    return ns.getMetadata().getLabels().get(Annotations.PSA_ENFORCE);
+  }
+
+  /** The capability classes among the nodes the pod could land on. */
+  private List<Candidate> candidates() {
+    NodeIndex index = cluster.nodes(now);
+    BitSet bits = index.candidates(pod.getSpec());
+    candidateCount = bits.cardinality();
+    int max = config.maxCandidateNodes();
+    candidateNames = index.names(bits, max);
+    List<Candidate> out = new ArrayList<>();
+    if (candidateCount == 0) {
+      String why =
+          index.isEmpty()
+              ? "the cluster view has no nodes"
+              : "no known node matches the pod's scheduling rules (a node may join later)";
+      warnings.add(why + "; deciding for a node whose capabilities are all unknown");
+      trace.add(new TraceStep("candidates", why));
+      NodeCapabilities unknown = new NodeCapabilities(unknownVerdicts(why));
+      out.add(new Candidate(new NodeClass(0, unknown, new BitSet()), new BitSet(), 0, List.of()));
+      classLines.add("unknown node: " + unknown.profile());
+      return out;
+    }
+    for (NodeClass cls : index.classes()) {
+      BitSet members = (BitSet) cls.members().clone();
+      members.and(bits);
+      int count = members.cardinality();
+      if (count > 0) {
+        Candidate c = new Candidate(cls, members, count, index.names(members, Math.min(max, 5)));
+        out.add(c);
+        classLines.add(c.describe() + ": " + describeVerdicts(cls.capabilities()));
+      }
+    }
+    trace.add(
+        new TraceStep(
+            "candidates",
+            candidateCount
+                + " candidate node(s) in "
+                + out.size()
+                + " capability class(es) from nodeName, nodeSelector, required node affinity and"
+                + " taints"));
+    for (String line : classLines) {
+      trace.add(new TraceStep("classes", line));
+    }
+    return out;
+  }
+
+  private static Map<CapabilityKey, SourcedVerdict> unknownVerdicts(String why) {
+    Map<CapabilityKey, SourcedVerdict> m = new EnumMap<>(CapabilityKey.class);
+    for (CapabilityKey k : CapabilityKey.values()) {
+      m.put(k, SourcedVerdict.unknown(why));
+    }
+    return m;
+  }
+
+  private static String describeVerdicts(NodeCapabilities caps) {
+    StringJoiner j = new StringJoiner("; ");
+    caps.verdicts().forEach((k, v) -> j.add(k.id() + " " + v));
+    return j.toString();
+  }
+
+  private Outcome choose(
+      List<PathOption> options, List<Candidate> candidates, PodAnnotations asked) {
+    int total = candidates.stream().mapToInt(c -> Math.max(c.count(), 1)).sum();
+    PathOption best = null;
+    int bestCount = 0;
+    for (PathOption o : options) {
+      int count =
+          candidates.stream()
+              .filter(c -> viability.viable(o, c.caps()))
+              .mapToInt(c -> Math.max(c.count(), 1))
+              .sum();
+      trace.add(
+          new TraceStep("choice", o + " works on " + count + " of " + total + " candidate(s)"));
+      if (count == total) {
+        trace.add(new TraceStep("choice", o + " works on every candidate: chosen"));
+        return plan(o, candidates, false, asked);
+      }
+      if (count > bestCount) {
+        best = o;
+        bestCount = count;
+      }
+    }
+    if (best == null) {
+      String msg =
+          "no redirect path works on any candidate node of "
+              + workload
+              + ": "
+              + lacks(options, candidates)
+              + fixes(options);
+      trace.add(new TraceStep("choice", "no path works anywhere"));
+      if (config.policy().noViablePath() == NoViablePath.SKIP) {
+        warnings.add(msg + "; admitted without injection (policy.noViablePath: skip)");
+        return new Outcome.Skip(SkipReason.NO_VIABLE_PATH, msg);
+      }
+      return new Outcome.Refuse(RefusalReason.NO_VIABLE_PATH, msg);
+    }
+    if (config.policy().mixedNodes() == MixedNodes.REJECT || !config.policy().publishLabels()) {
+      String why =
+          config.policy().mixedNodes() == MixedNodes.REJECT
+              ? "policy.mixedNodes is reject"
+              : "policy.publishLabels is off, so no capability label could pin the pod";
+      String msg =
+          "no redirect path works on every candidate node of "
+              + workload
+              + " ("
+              + why
+              + "): "
+              + lacks(options, candidates)
+              + fixes(options);
+      trace.add(new TraceStep("choice", "mixed node classes refused: " + why));
+      return new Outcome.Refuse(RefusalReason.MIXED_NODES, msg);
+    }
+    trace.add(
+        new TraceStep(
+            "choice",
+            best
+                + " works on the most candidates ("
+                + bestCount
+                + " of "
+                + total
+                + "): constrained"));
+    return plan(best, candidates, true, asked);
+  }
+
+  private Outcome plan(
+      PathOption path, List<Candidate> candidates, boolean constrained, PodAnnotations asked) {
+    List<NodeRequirement> requirements = new ArrayList<>();
+    CapabilityKey key = viability.key(path);
+    List<Candidate> remaining =
+        candidates.stream().filter(c -> viability.viable(path, c.caps())).toList();
+    boolean pin =
+        path.redirect() == Redirect.CNI
+            && (config.policy().pinCni() == PinCni.ALWAYS || constrained);
+    if (constrained || pin) {
+      requirements.add(NodeRequirement.in(key.label(), viability.viableLabelValues(key)));
+      trace.add(
+          new TraceStep(
+              "constraint",
+              "requires "
+                  + key.label()
+                  + " In "
+                  + viability.viableLabelValues(key)
+                  + (constrained ? "" : " (policy.pinCni: always, for nodes that join later)")));
+    }
+    if (constrained) {
+      int kept = remaining.stream().mapToInt(Candidate::count).sum();
+      warnings.add(
+          "pod constrained to the "
+              + kept
+              + " of "
+              + candidateCount
+              + " candidate nodes where "
+              + path
+              + " works; the others lack it: "
+              + lacks(
+                  List.of(path), candidates.stream().filter(c -> !remaining.contains(c)).toList()));
+    }
+    warnUnknown(key, remaining);
+
+    ProxyPlacement proxy;
+    boolean allNative = remaining.stream().allMatch(c -> viability.nativeSidecar(c.caps()));
+    if (Boolean.FALSE.equals(asked.nativeSidecar())) {
+      proxy = ProxyPlacement.CONTAINER;
+      trace.add(
+          new TraceStep("proxy", Annotations.NATIVE_SIDECAR + ": disabled: regular container"));
+    } else if (allNative) {
+      proxy = ProxyPlacement.NATIVE_SIDECAR;
+      trace.add(new TraceStep("proxy", "every remaining candidate runs native sidecars"));
+      warnUnknown(CapabilityKey.NATIVE_SIDECAR, remaining);
+    } else if (asked.nativeSidecar() == null) {
+      proxy = ProxyPlacement.CONTAINER;
+      trace.add(
+          new TraceStep(
+              "proxy",
+              "not every remaining candidate runs native sidecars (kubelet < 1.29 or unknown):"
+                  + " regular container"));
+    } else {
+      List<Candidate> withNative =
+          remaining.stream().filter(c -> viability.nativeSidecar(c.caps())).toList();
+      if (withNative.isEmpty()
+          || config.policy().mixedNodes() == MixedNodes.REJECT
+          || !config.policy().publishLabels()) {
+        String msg =
+            Annotations.NATIVE_SIDECAR
+                + ": enabled, but "
+                + (withNative.isEmpty() ? "no" : "not every")
+                + " candidate node of "
+                + workload
+                + " runs native sidecars (kubelet >= 1.29): "
+                + nativeLacks(remaining);
+        trace.add(new TraceStep("proxy", msg));
+        return withNative.isEmpty()
+            ? new Outcome.Refuse(RefusalReason.NO_VIABLE_PATH, msg)
+            : new Outcome.Refuse(RefusalReason.MIXED_NODES, msg);
+      }
+      proxy = ProxyPlacement.NATIVE_SIDECAR;
+      CapabilityKey ns = CapabilityKey.NATIVE_SIDECAR;
+      requirements.add(NodeRequirement.in(ns.label(), viability.viableLabelValues(ns)));
+      trace.add(
+          new TraceStep(
+              "constraint",
+              "requires "
+                  + ns.label()
+                  + " In "
+                  + viability.viableLabelValues(ns)
+                  + " (asked for)"));
+      warnings.add("pod constrained to nodes that run native sidecars: " + nativeLacks(remaining));
+    }
+    if (!asked.proxyAwait()) {
+      trace.add(new TraceStep("await", Annotations.PROXY_AWAIT + ": disabled"));
+    }
+    NodeConstraint constraint = requirements.isEmpty() ? null : new NodeConstraint(requirements);
+    Plan plan = new Plan(path, proxy, asked.proxyAwait(), constraint);
+    trace.add(new TraceStep("decision", plan.summary()));
+    return new Outcome.Inject(plan);
+  }
+
+  private void warnUnknown(CapabilityKey key, List<Candidate> remaining) {
+    List<String> unknown = new ArrayList<>();
+    for (Candidate c : remaining) {
+      if (c.caps().verdict(key) == Verdict.UNKNOWN) {
+        unknown.add(c.count() == 0 ? "the unknown node" : c.describe());
+      }
+    }
+    if (!unknown.isEmpty() && viability.assumed(key)) {
+      warnings.add(
+          key.id()
+              + " is unknown on "
+              + String.join("; ", unknown)
+              + ": assumed "
+              + key.positive().id()
+              + " (capabilities.assumeUnknown)");
+    }
+  }
+
+  private String nativeLacks(List<Candidate> classes) {
+    StringJoiner j = new StringJoiner("; ");
+    for (Candidate c : classes) {
+      if (!viability.nativeSidecar(c.caps())) {
+        j.add(c.describe() + " has native-sidecar " + c.caps().get(CapabilityKey.NATIVE_SIDECAR));
+      }
+    }
+    return j.toString();
+  }
+
+  private String lacks(List<PathOption> options, List<Candidate> classes) {
+    StringJoiner j = new StringJoiner("; ");
+    for (Candidate c : classes) {
+      StringJoiner missing = new StringJoiner(", ");
+      for (PathOption o : options) {
+        if (!viability.viable(o, c.caps())) {
+          missing.add(o + " (" + viability.lack(o, c.caps()) + ")");
+        }
+      }
+      j.add((c.count() == 0 ? "unknown node" : c.describe()) + " lacks " + missing);
+    }
+    return j.toString();
+  }
+
+  private static String fixes(List<PathOption> options) {
+    StringJoiner j = new StringJoiner("; or ", ". Fix: ", "");
+    boolean any = false;
+    for (PathOption o : options) {
+      if (o.mode() != IptablesMode.PLAIN) {
+        j.add(Viability.fix(o));
+        any = true;
+      }
+    }
+    return any ? j.toString() : "";
   }
 }

@@ -153,6 +153,7 @@ public final class ConfigLoader {
     InjectionConfig c =
         new InjectionConfig(
             new java.util.LinkedHashSet<>(s.strings("excludedNamespaces")),
+            s.text("proxyContainerName"),
             s.strings("otherMeshContainers"));
     s.done();
     return c;

@@ -5,7 +5,8 @@ public enum RefusalReason {
   INVALID_ANNOTATION("invalid-annotation"),
   NO_VIABLE_PATH("no-viable-path"),
   MIXED_NODES("mixed-nodes"),
-  CONFLICTING_ANNOTATIONS("conflicting-annotations");
+  /** The pod asks for the init path where Pod Security forbids NET_ADMIN/NET_RAW. */
+  POD_SECURITY("pod-security");
 
   private final String code;
 

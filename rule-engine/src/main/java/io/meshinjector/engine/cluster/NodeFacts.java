@@ -1,0 +1,60 @@
+package io.meshinjector.engine.cluster;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeSpec;
+import io.fabric8.kubernetes.api.model.NodeStatus;
+import io.fabric8.kubernetes.api.model.Taint;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the engine reads of a Node. Heartbeats change a Node every few seconds without changing any
+ * of this, so the view compares projections and rebuilds only on a real change.
+ *
+ * @param taints only the NoSchedule and NoExecute taints, which decide where a pod may land
+ */
+public record NodeFacts(
+    String name,
+    Map<String, String> labels,
+    List<TaintRule> taints,
+    String osImage,
+    String kubeletVersion) {
+
+  /** A taint as the scheduler matches it. */
+  public record TaintRule(String key, String value, String effect) {}
+
+  static final String UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable";
+
+  public NodeFacts {
+    labels = labels == null ? Map.of() : Map.copyOf(labels);
+    taints = List.copyOf(taints);
+  }
+
+  public static NodeFacts of(Node node) {
+    Map<String, String> labels = node.getMetadata().getLabels();
+    NodeSpec spec = node.getSpec();
+    List<TaintRule> taints = new ArrayList<>();
+    if (spec != null && spec.getTaints() != null) {
+      for (Taint t : spec.getTaints()) {
+        if ("NoSchedule".equals(t.getEffect()) || "NoExecute".equals(t.getEffect())) {
+          taints.add(new TaintRule(t.getKey(), t.getValue(), t.getEffect()));
+        }
+      }
+    }
+    // The node controller mirrors spec.unschedulable as a taint; a view fed from files may lack it.
+    if (spec != null
+        && Boolean.TRUE.equals(spec.getUnschedulable())
+        && taints.stream().noneMatch(t -> UNSCHEDULABLE_TAINT.equals(t.key()))) {
+      taints.add(new TaintRule(UNSCHEDULABLE_TAINT, null, "NoSchedule"));
+    }
+    NodeStatus status = node.getStatus();
+    String osImage = null;
+    String kubelet = null;
+    if (status != null && status.getNodeInfo() != null) {
+      osImage = status.getNodeInfo().getOsImage();
+      kubelet = status.getNodeInfo().getKubeletVersion();
+    }
+    return new NodeFacts(node.getMetadata().getName(), labels, taints, osImage, kubelet);
+  }
+}

@@ -1,0 +1,97 @@
+package io.meshinjector.engine.rules;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.meshinjector.engine.config.InjectionConfig;
+import io.meshinjector.engine.decision.Outcome;
+import io.meshinjector.engine.decision.RefusalReason;
+import io.meshinjector.engine.decision.SkipReason;
+import io.meshinjector.engine.decision.TraceStep;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+
+/**
+ * Whether a pod is injected at all, before any node is looked at: excluded namespaces, the inject
+ * annotation (the pod's wins over the namespace's), hostNetwork, our proxy already there (which
+ * makes injection idempotent), another mesh's parts.
+ */
+public final class InjectGate {
+  private final InjectionConfig config;
+
+  public InjectGate(InjectionConfig config) {
+    this.config = config;
+  }
+
+  /** An outcome that ends the decision here, or empty when the pod goes on to the rules. */
+  public Optional<Outcome> check(Pod pod, Namespace namespace, Consumer<TraceStep> trace) {
+    String ns = pod.getMetadata().getNamespace();
+    if (config.excludedNamespaces().contains(ns)) {
+      trace.accept(new TraceStep("gate", "namespace " + ns + " is excluded by config"));
+      return Optional.of(
+          new Outcome.Skip(SkipReason.EXCLUDED_NAMESPACE, "namespace " + ns + " is excluded"));
+    }
+    Boolean podInject;
+    Boolean nsInject;
+    try {
+      podInject = PodAnnotations.inject(pod.getMetadata().getAnnotations(), null);
+      nsInject =
+          namespace == null
+              ? null
+              : PodAnnotations.inject(namespace.getMetadata().getAnnotations(), "namespace " + ns);
+    } catch (PodAnnotations.InvalidAnnotation e) {
+      trace.accept(new TraceStep("gate", e.getMessage()));
+      return Optional.of(new Outcome.Refuse(RefusalReason.INVALID_ANNOTATION, e.getMessage()));
+    }
+    Boolean effective = podInject != null ? podInject : nsInject;
+    String from = podInject != null ? "pod" : nsInject != null ? "namespace " + ns : "nobody";
+    if (effective == null) {
+      trace.accept(new TraceStep("gate", "injection not enabled on the pod or namespace " + ns));
+      return Optional.of(
+          new Outcome.Skip(SkipReason.NOT_ENABLED, "injection is not enabled for namespace " + ns));
+    }
+    if (!effective) {
+      trace.accept(new TraceStep("gate", "injection disabled by the " + from));
+      return Optional.of(
+          new Outcome.Skip(SkipReason.INJECTION_DISABLED, "injection disabled by the " + from));
+    }
+    trace.accept(new TraceStep("gate", "injection enabled by the " + from));
+    PodSpec spec = pod.getSpec();
+    if (spec != null && Boolean.TRUE.equals(spec.getHostNetwork())) {
+      trace.accept(new TraceStep("gate", "hostNetwork pod: its traffic is the node's"));
+      return Optional.of(new Outcome.Skip(SkipReason.HOST_NETWORK, "pod uses hostNetwork"));
+    }
+    List<String> names = containerNames(spec);
+    if (names.contains(config.proxyContainerName())) {
+      trace.accept(
+          new TraceStep("gate", "container " + config.proxyContainerName() + " already present"));
+      return Optional.of(
+          new Outcome.Skip(SkipReason.ALREADY_INJECTED, "pod already carries the proxy"));
+    }
+    Optional<String> foreign =
+        names.stream().filter(config.otherMeshContainers()::contains).findFirst();
+    if (foreign.isPresent()) {
+      trace.accept(
+          new TraceStep("gate", "container " + foreign.get() + " belongs to another mesh"));
+      return Optional.of(
+          new Outcome.Skip(
+              SkipReason.OTHER_MESH,
+              "pod carries " + foreign.get() + " from another mesh or injector"));
+    }
+    return Optional.empty();
+  }
+
+  private static List<String> containerNames(PodSpec spec) {
+    if (spec == null) {
+      return List.of();
+    }
+    Stream<Container> all =
+        Stream.concat(
+            spec.getContainers() == null ? Stream.empty() : spec.getContainers().stream(),
+            spec.getInitContainers() == null ? Stream.empty() : spec.getInitContainers().stream());
+    return all.map(Container::getName).toList();
+  }
+}

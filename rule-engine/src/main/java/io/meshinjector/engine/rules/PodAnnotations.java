@@ -1,0 +1,83 @@
+package io.meshinjector.engine.rules;
+
+import io.meshinjector.engine.decision.Annotations;
+import io.meshinjector.engine.decision.IptablesMode;
+import io.meshinjector.engine.decision.Redirect;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The pod's {@code mesh-injector.io/*} choices, validated. Annotations only narrow the engine's
+ * choice; they never change images, commands or privileges.
+ *
+ * @param redirect null for {@code auto}
+ * @param iptablesMode null for {@code auto}
+ * @param nativeSidecar null for {@code auto}, else enabled/disabled
+ */
+public record PodAnnotations(
+    Redirect redirect, IptablesMode iptablesMode, Boolean nativeSidecar, boolean proxyAwait) {
+
+  /** Thrown for an invalid value; the message names the annotation and the allowed values. */
+  public static final class InvalidAnnotation extends IllegalArgumentException {
+    InvalidAnnotation(String annotation, String value, List<String> allowed) {
+      super(
+          "annotation "
+              + annotation
+              + " has invalid value '"
+              + value
+              + "': allowed values are "
+              + String.join(", ", allowed));
+    }
+  }
+
+  public static PodAnnotations parse(Map<String, String> annotations) {
+    Map<String, String> a = annotations == null ? Map.of() : annotations;
+    String redirect = pick(a, Annotations.REDIRECT, "auto", List.of("auto", "init", "cni"));
+    String mode =
+        pick(a, Annotations.IPTABLES_MODE, "auto", List.of("auto", "legacy", "nft", "plain"));
+    String sidecar =
+        pick(a, Annotations.NATIVE_SIDECAR, "auto", List.of("auto", "enabled", "disabled"));
+    String await = pick(a, Annotations.PROXY_AWAIT, "enabled", List.of("enabled", "disabled"));
+    return new PodAnnotations(
+        switch (redirect) {
+          case "init" -> Redirect.INIT;
+          case "cni" -> Redirect.CNI;
+          default -> null;
+        },
+        "auto".equals(mode) ? null : IptablesMode.fromId(mode).orElseThrow(),
+        "auto".equals(sidecar) ? null : "enabled".equals(sidecar),
+        "enabled".equals(await));
+  }
+
+  /**
+   * Reads the inject annotation ({@code enabled}/{@code disabled}) from a pod or namespace.
+   *
+   * @return null when absent
+   */
+  public static Boolean inject(Map<String, String> annotations, String owner) {
+    if (annotations == null || !annotations.containsKey(Annotations.INJECT)) {
+      return null;
+    }
+    String v = pick(annotations, Annotations.INJECT, null, List.of("enabled", "disabled"), owner);
+    return "enabled".equals(v);
+  }
+
+  private static String pick(
+      Map<String, String> a, String annotation, String dflt, List<String> allowed) {
+    return pick(a, annotation, dflt, allowed, null);
+  }
+
+  private static String pick(
+      Map<String, String> a, String annotation, String dflt, List<String> allowed, String owner) {
+    String v = a.get(annotation);
+    if (v == null) {
+      return dflt;
+    }
+    String trimmed = v.trim();
+    if (!allowed.contains(trimmed)) {
+      throw new InvalidAnnotation(
+          owner == null ? annotation : annotation + " on " + owner, v, allowed);
+    }
+    return trimmed;
+  }
+}
