@@ -100,7 +100,7 @@ public final class ExplainCommand implements Callable<Integer> {
     List<String[]> rows = new ArrayList<>();
     rows.add(
         new String[] {
-          "WORKLOAD", "OUTCOME", "PATH", "MODE", "PROXY", "AWAIT", "CANDIDATES", "CONSTRAINT"
+          "WORKLOAD", "OUTCOME", "PATH", "MODE", "PROXY", "AWAIT", "NODES", "CLASSES", "CONSTRAINT"
         });
     for (Decision d : decisions) {
       Plan p = d.plan().orElse(null);
@@ -113,6 +113,7 @@ public final class ExplainCommand implements Callable<Integer> {
             p == null ? "-" : p.proxy().id(),
             p == null ? "-" : (p.proxyAwait() ? "yes" : "no"),
             String.valueOf(d.candidateCount()),
+            String.valueOf(d.nodeClasses().size()),
             p == null || p.nodeConstraint() == null ? "-" : p.nodeConstraint().toString()
           });
     }

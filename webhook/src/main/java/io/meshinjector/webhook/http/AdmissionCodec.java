@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
@@ -22,6 +23,7 @@ public final class AdmissionCodec {
   public static final String V1BETA1 = "admission.k8s.io/v1beta1";
 
   private final ObjectMapper mapper;
+  private final ObjectReader bodyReader;
 
   public AdmissionCodec(int maxNestingDepth, int maxStringLength) {
     JsonFactory factory =
@@ -34,8 +36,10 @@ public final class AdmissionCodec {
             .build();
     this.mapper =
         new ObjectMapper(factory)
-            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false)
-            .configure(DeserializationFeature.FAIL_ON_TRAILING_TOKENS, true);
+            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+    // only for the body: treeToValue with this feature on fails on every nested object
+    this.bodyReader =
+        mapper.readerFor(JsonNode.class).with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
   }
 
   public ObjectMapper mapper() {
@@ -50,7 +54,7 @@ public final class AdmissionCodec {
   public AdmissionRequest read(byte[] body) {
     JsonNode root;
     try {
-      root = mapper.readTree(body);
+      root = bodyReader.readValue(body);
     } catch (JsonProcessingException e) {
       throw new BadRequest("the body is not valid JSON: " + shorten(e.getOriginalMessage()));
     } catch (IOException e) {

@@ -183,14 +183,33 @@ public final class AdmissionService {
 
   private byte[] readLimited(long declaredLength, InputStream body) throws IOException {
     if (declaredLength > maxRequestBytes) {
+      drain(body);
       throw new TooLarge();
     }
     // one byte past the limit tells "exactly at the limit" from "over it" on a chunked body
     byte[] bytes = body.readNBytes(maxRequestBytes + 1);
     if (bytes.length > maxRequestBytes) {
+      drain(body);
       throw new TooLarge();
     }
     return bytes;
+  }
+
+  /**
+   * Reads and drops what is left of an oversized body, up to a bound, so the client reads the 413
+   * instead of a reset connection; past the bound the connection is given up.
+   */
+  private void drain(InputStream body) {
+    try {
+      long left = 8L * maxRequestBytes;
+      byte[] buffer = new byte[8192];
+      int n;
+      while (left > 0 && (n = body.read(buffer, 0, (int) Math.min(buffer.length, left))) > 0) {
+        left -= n;
+      }
+    } catch (IOException e) {
+      // the client went away; the 413 is still the answer
+    }
   }
 
   private static boolean isJson(String contentType) {

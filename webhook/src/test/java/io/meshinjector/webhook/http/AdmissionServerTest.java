@@ -1,0 +1,352 @@
+package io.meshinjector.webhook.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.meshinjector.webhook.MeshInjector;
+import io.meshinjector.webhook.cli.ServeCommand;
+import io.meshinjector.webhook.server.ServerPorts;
+import io.meshinjector.webhook.support.Reviews;
+import io.meshinjector.webhook.support.TestCerts;
+import io.meshinjector.webhook.support.Tls;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonPatch;
+import java.io.StringReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Base64;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * The served application over real TLS on a random port, started the way {@code serve} starts it,
+ * posting AdmissionReviews as the API server does and applying the patches with an independent JSON
+ * Patch implementation (Parsson).
+ */
+class AdmissionServerTest {
+  private static final int MAX_BODY = 256 * 1024;
+  private static final int MAX_STRING = 64 * 1024;
+
+  @TempDir static Path tmp;
+
+  static ConfigurableApplicationContext context;
+  static HttpClient client;
+  static URI mutate;
+  static URI base;
+  static URI metrics;
+
+  @BeforeAll
+  static void serve() throws Exception {
+    Path tls = tmp.resolve("tls");
+    TestCerts.write(tls);
+    Path config = tmp.resolve("config.yaml");
+    Files.writeString(
+        config,
+        "webhook:\n"
+            + "  maxRequestBytes: "
+            + MAX_BODY
+            + "\n"
+            + "  maxStringLength: "
+            + MAX_STRING
+            + "\n"
+            + "  maxNestingDepth: 40\n");
+    var cli = MeshInjector.commandLine();
+    int code =
+        cli.execute(
+            "serve",
+            "--port=0",
+            "--metrics-port=0",
+            "--tls-dir=" + tls,
+            "--config=" + config,
+            "--cluster=" + Reviews.example("cluster.yaml"));
+    assertThat(code).isZero();
+    context = ((ServeCommand) cli.getSubcommands().get("serve").getCommand()).context();
+    ServerPorts ports = context.getBean(ServerPorts.class);
+    base = URI.create("https://localhost:" + ports.https());
+    mutate = base.resolve("/mutate");
+    metrics = URI.create("http://localhost:" + ports.management() + "/metrics");
+    client = Tls.client(tls.resolve("ca.crt"));
+  }
+
+  @AfterAll
+  static void stop() {
+    if (context != null) {
+      context.close();
+    }
+  }
+
+  static HttpResponse<String> post(String contentType, byte[] body) throws Exception {
+    return client.send(
+        HttpRequest.newBuilder(mutate)
+            .header("Content-Type", contentType)
+            .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  static HttpResponse<String> post(JsonNode review) throws Exception {
+    return post("application/json", Reviews.JSON.writeValueAsBytes(review));
+  }
+
+  static JsonNode json(HttpResponse<String> r) throws Exception {
+    return Reviews.JSON.readTree(r.body());
+  }
+
+  /** Applies the response's patch to the request's pod with Parsson. */
+  static JsonObject patchedPod(JsonNode review, JsonNode response) {
+    String patch =
+        new String(
+            Base64.getDecoder().decode(response.path("patch").asText()), StandardCharsets.UTF_8);
+    JsonPatch p = Json.createPatch(Json.createReader(new StringReader(patch)).readArray());
+    JsonObject pod =
+        Json.createReader(new StringReader(review.path("request").path("object").toString()))
+            .readObject();
+    return p.apply(pod);
+  }
+
+  /** The check after every bad input: the server still injects a valid request. */
+  static void validRequestStillSucceeds() throws Exception {
+    ObjectNode review = Reviews.podCreate("admission.k8s.io/v1", "shop", Reviews.examplePod());
+    HttpResponse<String> r = post(review);
+    assertThat(r.statusCode()).isEqualTo(200);
+    JsonNode response = json(r).path("response");
+    assertThat(response.path("allowed").asBoolean()).isTrue();
+    assertThat(response.path("patchType").asText()).isEqualTo("JSONPatch");
+    assertThat(patchedPod(review, response).getJsonObject("metadata").getJsonObject("annotations"))
+        .containsKey("mesh-injector.io/decision");
+  }
+
+  @Test
+  void injectsTheExamplePodAndThePatchAppliesWithParsson() throws Exception {
+    JsonNode review = Reviews.exampleJson("admission-review.json");
+    HttpResponse<String> r = post(review);
+
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.headers().firstValue("Content-Type"))
+        .hasValueSatisfying(ct -> assertThat(ct).startsWith("application/json"));
+    JsonNode body = json(r);
+    assertThat(body.path("apiVersion").asText()).isEqualTo("admission.k8s.io/v1");
+    assertThat(body.path("kind").asText()).isEqualTo("AdmissionReview");
+    JsonNode response = body.path("response");
+    assertThat(response.path("uid").asText())
+        .isEqualTo(review.path("request").path("uid").asText());
+    assertThat(response.path("allowed").asBoolean()).isTrue();
+    assertThat(response.path("auditAnnotations").path("decision").asText())
+        .isEqualTo("init/nft native-sidecar await");
+    assertThat(response.path("auditAnnotations").path("outcome").asText()).isEqualTo("injected");
+
+    JsonObject pod = patchedPod(review, response);
+    assertThat(
+            pod.getJsonObject("metadata")
+                .getJsonObject("annotations")
+                .getString("mesh-injector.io/decision"))
+        .isEqualTo("init/nft native-sidecar await");
+    // the app container is still there and unchanged
+    assertThat(pod.getJsonObject("spec").getJsonArray("containers").toString())
+        .contains("ghcr.io/example/checkout:1.4.2");
+  }
+
+  @Test
+  void answersV1beta1InV1beta1() throws Exception {
+    ObjectNode review = Reviews.podCreate("admission.k8s.io/v1beta1", "shop", Reviews.examplePod());
+    HttpResponse<String> r = post(review);
+
+    assertThat(r.statusCode()).isEqualTo(200);
+    JsonNode body = json(r);
+    assertThat(body.path("apiVersion").asText()).isEqualTo("admission.k8s.io/v1beta1");
+    assertThat(body.path("response").path("uid").asText())
+        .isEqualTo(review.path("request").path("uid").asText());
+    assertThat(body.path("response").path("patchType").asText()).isEqualTo("JSONPatch");
+  }
+
+  @Test
+  void takesTheNamespaceFromTheRequestWhenThePodHasNone() throws Exception {
+    ObjectNode pod = Reviews.examplePod();
+    assertThat(pod.path("metadata").has("namespace")).isFalse();
+    JsonNode response =
+        json(post(Reviews.podCreate("admission.k8s.io/v1", "shop", pod))).path("response");
+    assertThat(response.path("patch").isTextual()).isTrue();
+
+    // the same pod in a namespace that is not enabled is admitted untouched
+    JsonNode untouched =
+        json(post(Reviews.podCreate("admission.k8s.io/v1", "legacy-apps", pod))).path("response");
+    assertThat(untouched.path("allowed").asBoolean()).isTrue();
+    assertThat(untouched.has("patch")).isFalse();
+    assertThat(untouched.path("auditAnnotations").path("outcome").asText())
+        .isEqualTo("not-enabled");
+  }
+
+  @Test
+  void refusalIsAnAdmissionWith403AndTheReason() throws Exception {
+    ObjectNode pod = Reviews.examplePod();
+    ((ObjectNode) pod.path("metadata"))
+        .putObject("annotations")
+        .put("mesh-injector.io/redirect", "teleport");
+    HttpResponse<String> r = post(Reviews.podCreate("admission.k8s.io/v1", "shop", pod));
+
+    assertThat(r.statusCode()).isEqualTo(200);
+    JsonNode response = json(r).path("response");
+    assertThat(response.path("allowed").asBoolean()).isFalse();
+    assertThat(response.path("status").path("code").asInt()).isEqualTo(403);
+    assertThat(response.path("status").path("message").asText())
+        .contains("mesh-injector.io/redirect")
+        .contains("teleport");
+    assertThat(response.has("patch")).isFalse();
+    validRequestStillSucceeds();
+  }
+
+  @Test
+  void otherKindsAndOperationsAreAllowedWithoutAPatch() throws Exception {
+    ObjectNode deployment = Reviews.podCreate("admission.k8s.io/v1", "shop", Reviews.examplePod());
+    ObjectNode kind = (ObjectNode) deployment.path("request").path("kind");
+    kind.put("group", "apps");
+    kind.put("kind", "Deployment");
+    JsonNode response = json(post(deployment)).path("response");
+    assertThat(response.path("allowed").asBoolean()).isTrue();
+    assertThat(response.has("patch")).isFalse();
+
+    ObjectNode update = Reviews.podCreate("admission.k8s.io/v1", "shop", Reviews.examplePod());
+    ((ObjectNode) update.path("request")).put("operation", "UPDATE");
+    response = json(post(update)).path("response");
+    assertThat(response.path("allowed").asBoolean()).isTrue();
+    assertThat(response.has("patch")).isFalse();
+    assertThat(response.path("uid").asText())
+        .isEqualTo(update.path("request").path("uid").asText());
+  }
+
+  @Test
+  void bodyOverTheLimitIs413() throws Exception {
+    ObjectNode review = Reviews.podCreate("admission.k8s.io/v1", "shop", Reviews.examplePod());
+    ((ObjectNode) review.path("request")).put("padding", "x".repeat(MAX_BODY));
+    HttpResponse<String> r = post(review);
+    assertThat(r.statusCode()).isEqualTo(413);
+    assertThat(json(r).path("message").asText()).contains(String.valueOf(MAX_BODY));
+    validRequestStillSucceeds();
+  }
+
+  @Test
+  void wrongContentTypeIs415() throws Exception {
+    byte[] body = Reviews.JSON.writeValueAsBytes(Reviews.exampleJson("admission-review.json"));
+    assertThat(post("text/plain", body).statusCode()).isEqualTo(415);
+    assertThat(post("application/x-www-form-urlencoded", body).statusCode()).isEqualTo(415);
+    assertThat(post("application/json; charset=utf-8", body).statusCode()).isEqualTo(200);
+    validRequestStillSucceeds();
+  }
+
+  @Test
+  void malformedJsonIs400WithAMessage() throws Exception {
+    HttpResponse<String> r =
+        post("application/json", "{\"apiVersion\": \"admission.k8s.io/v1\", \"kind\":".getBytes());
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(json(r).path("message").asText()).contains("not valid JSON");
+    assertThat(r.body()).doesNotContain("at com.fasterxml", "at io.meshinjector");
+    validRequestStillSucceeds();
+  }
+
+  @Test
+  void missingRequestOrUidIs400() throws Exception {
+    HttpResponse<String> r =
+        post(
+            "application/json",
+            "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\"}".getBytes());
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(json(r).path("message").asText()).contains("no request");
+    validRequestStillSucceeds();
+
+    ObjectNode noUid = Reviews.podCreate("admission.k8s.io/v1", "shop", Reviews.examplePod());
+    ((ObjectNode) noUid.path("request")).remove("uid");
+    r = post(noUid);
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(json(r).path("message").asText()).contains("no uid");
+    validRequestStillSucceeds();
+  }
+
+  @Test
+  void aPodThatIsNotAPodIs400() throws Exception {
+    ObjectNode review = Reviews.podCreate("admission.k8s.io/v1", "shop", Reviews.examplePod());
+    ((ObjectNode) review.path("request").path("object")).put("spec", "not an object");
+    HttpResponse<String> r = post(review);
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(json(r).path("message").asText()).contains("not a valid Pod");
+    validRequestStillSucceeds();
+  }
+
+  @Test
+  void nestingAndStringLimitsAre400() throws Exception {
+    ObjectNode deep = Reviews.podCreate("admission.k8s.io/v1", "shop", Reviews.examplePod());
+    String nested = "[".repeat(200) + "]".repeat(200);
+    String body =
+        deep.toString()
+            .replace("\"operation\":\"CREATE\"", "\"operation\":\"CREATE\",\"deep\":" + nested);
+    HttpResponse<String> r = post("application/json", body.getBytes(StandardCharsets.UTF_8));
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(json(r).path("message").asText()).containsIgnoringCase("nesting depth");
+    validRequestStillSucceeds();
+
+    ObjectNode longString = Reviews.podCreate("admission.k8s.io/v1", "shop", Reviews.examplePod());
+    ((ObjectNode) longString.path("request")).put("long", "y".repeat(MAX_STRING + 1));
+    r = post(longString);
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(json(r).path("message").asText()).containsIgnoringCase("string value length");
+    validRequestStillSucceeds();
+  }
+
+  @Test
+  void servesTls12AndTls13() throws Exception {
+    for (String protocol : new String[] {"TLSv1.2", "TLSv1.3"}) {
+      HttpClient only = Tls.client(tmp.resolve("tls/ca.crt"), protocol);
+      HttpResponse<String> r =
+          only.send(
+              HttpRequest.newBuilder(base.resolve("/healthz")).build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(r.statusCode()).as(protocol).isEqualTo(200);
+      assertThat(r.sslSession())
+          .hasValueSatisfying(s -> assertThat(s.getProtocol()).isEqualTo(protocol));
+    }
+  }
+
+  @Test
+  void healthAndReadinessOnTheHttpsPort() throws Exception {
+    for (String path : new String[] {"/healthz", "/readyz"}) {
+      HttpResponse<String> r =
+          client.send(
+              HttpRequest.newBuilder(base.resolve(path)).build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(r.statusCode()).as(path).isEqualTo(200);
+      assertThat(r.body()).isEqualTo("ok\n");
+    }
+  }
+
+  @Test
+  void prometheusMetricsOnThePlainManagementPort() throws Exception {
+    validRequestStillSucceeds();
+    post("text/plain", new byte[0]);
+    ObjectNode pod = Reviews.examplePod();
+    ((ObjectNode) pod.path("metadata"))
+        .putObject("annotations")
+        .put("mesh-injector.io/iptables-mode", "bogus");
+    post(Reviews.podCreate("admission.k8s.io/v1", "shop", pod));
+
+    HttpResponse<String> r =
+        HttpClient.newHttpClient()
+            .send(HttpRequest.newBuilder(metrics).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.body())
+        .contains("mesh_injector_admission_seconds_bucket{")
+        .contains(
+            "mesh_injector_decisions_total{mode=\"nft\",outcome=\"injected\",path=\"init\","
+                + "placement=\"native-sidecar\"}")
+        .contains("mesh_injector_refusals_total{reason=\"invalid-annotation\"}")
+        .contains("mesh_injector_errors_total{type=\"unsupported-media-type\"}");
+  }
+}
