@@ -74,8 +74,8 @@ public final class CertDirectory {
     CertDirectory dir = new CertDirectory(out, clock);
     // checked before generating: an RSA key costs time and the answer may be "refused"
     if (!force) {
-      Optional<CertificateSet> existing = dir.readIfPresent();
-      if (existing.isPresent() && dir.validator().validate(existing.get()).isValid()) {
+      Optional<CertificateSet> existing = dir.validExisting();
+      if (existing.isPresent()) {
         return new WriteResult.RefusedValid(out, existing.get());
       }
     }
@@ -87,8 +87,8 @@ public final class CertDirectory {
   /** Writes {@code set} unless the folder holds a valid set and {@code force} is false. */
   public WriteResult write(CertificateSet set, boolean force) {
     if (!force) {
-      Optional<CertificateSet> existing = readIfPresent();
-      if (existing.isPresent() && validator().validate(existing.get()).isValid()) {
+      Optional<CertificateSet> existing = validExisting();
+      if (existing.isPresent()) {
         return new WriteResult.RefusedValid(directory, existing.get());
       }
     }
@@ -147,6 +147,15 @@ public final class CertDirectory {
     writeAtomically(caCrt(), set.caPem(), CERT_MODE);
     writeAtomically(tlsKey(), set.privateKeyPem(), KEY_MODE);
     writeAtomically(tlsCrt(), set.certificatePem(), CERT_MODE);
+  }
+
+  /** The set in the folder if it is valid; an unreadable or partial set counts as not valid. */
+  private Optional<CertificateSet> validExisting() {
+    try {
+      return readIfPresent().filter(set -> validator().validate(set).isValid());
+    } catch (CertsException e) {
+      return Optional.empty();
+    }
   }
 
   private CertificateValidator validator() {

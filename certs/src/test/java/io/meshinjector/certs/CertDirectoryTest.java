@@ -82,6 +82,19 @@ class CertDirectoryTest {
   }
 
   @Test
+  void anUnreadableSetIsReplacedWithoutForce() throws Exception {
+    Files.writeString(root.resolve("tls.crt"), "not a certificate");
+    Files.writeString(root.resolve("tls.key"), "not a key");
+
+    WriteResult result =
+        CertDirectory.writeSet(root, List.of("a.example"), 1, false, KeyType.EC_P256, clock);
+
+    assertThat(result).isInstanceOf(WriteResult.Written.class);
+    assertThat(new CertDirectory(root, clock).read().certificate())
+        .isEqualTo(((WriteResult.Written) result).set().certificate());
+  }
+
+  @Test
   void ensureGeneratesASelfSignedSetInAnEmptyFolderAndKeepsItAfterwards() {
     CertDirectory dir = new CertDirectory(root.resolve("tls"), clock);
     SubjectNames names = SubjectNames.of("localhost");
