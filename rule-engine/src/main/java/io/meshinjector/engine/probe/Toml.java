@@ -178,18 +178,30 @@ final class Toml {
       return inlineTable();
     }
     int start = pos;
-    while (!eof()) {
-      char d = peek();
-      if (d == ',' || d == ']' || d == '}' || d == '#' || d == '\n' || d == '\r') {
-        break;
-      }
+    scalarToken();
+    // a date-time may use a space instead of 'T' (1979-05-27 07:32:00Z)
+    if (src.substring(start, pos).matches("\\d{4}-\\d{2}-\\d{2}")
+        && pos + 1 < src.length()
+        && peek() == ' '
+        && Character.isDigit(src.charAt(pos + 1))) {
       pos++;
+      scalarToken();
     }
-    String scalar = src.substring(start, pos).trim();
+    String scalar = src.substring(start, pos);
     if (scalar.isEmpty()) {
       throw error("expected a value");
     }
     return scalar;
+  }
+
+  private void scalarToken() {
+    while (!eof()) {
+      char d = peek();
+      if (d == ',' || d == ']' || d == '}' || d == '#' || Character.isWhitespace(d)) {
+        return;
+      }
+      pos++;
+    }
   }
 
   private List<Object> array() {
