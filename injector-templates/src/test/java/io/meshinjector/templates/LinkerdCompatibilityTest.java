@@ -39,6 +39,10 @@ class LinkerdCompatibilityTest {
         WorkloadTemplates.inject(
             input, Fixtures.injector(), (w, pod) -> Fixtures.inject(w, pathOf(path), proxy, await));
     JsonNode actual = normalise(Fixtures.JSON.valueToTree(out).at("/spec/template"));
+    // The one deliberate difference: our proxy drops every capability, so that a CNI-path pod
+    // meets Pod Security `restricted`; Linkerd's control plane does not read it.
+    ObjectNode proxySc = (ObjectNode) proxy(actual).get("securityContext");
+    assertThat(proxySc.remove("capabilities")).isEqualTo(normalise(DROP_ALL));
 
     JsonNode es = expected.get("spec");
     JsonNode as = actual.get("spec");
@@ -106,6 +110,20 @@ class LinkerdCompatibilityTest {
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
+  }
+
+  private static final JsonNode DROP_ALL =
+      Fixtures.JSON.createObjectNode().set("drop", Fixtures.JSON.createArrayNode().add("ALL"));
+
+  private static JsonNode proxy(JsonNode template) {
+    for (String list : List.of("initContainers", "containers")) {
+      for (JsonNode c : template.path("spec").path(list)) {
+        if (c.path("name").asText().equals("linkerd-proxy")) {
+          return c;
+        }
+      }
+    }
+    throw new AssertionError("no linkerd-proxy");
   }
 
   private static PathOption pathOf(String s) {
