@@ -7,12 +7,14 @@ import com.fasterxml.jackson.databind.node.BooleanNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.TextNode;
 import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.meshinjector.engine.decision.Decision;
 import io.meshinjector.engine.decision.Plan;
 import io.meshinjector.engine.decision.ProxyPlacement;
@@ -32,6 +34,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Turns a pod and the engine's {@link Decision} into the injected pod. Pure and thread-safe; the
@@ -43,6 +46,9 @@ public final class PodInjector {
 
   private final TemplateConfig config;
   private final String proxyName;
+  private static final int MAX_CACHED = 512;
+  private final Map<Template, List<String>> renderNames = new ConcurrentHashMap<>();
+  private final Map<Template, Map<List<JsonNode>, Rendered>> cache = new ConcurrentHashMap<>();
 
   public PodInjector(TemplateConfig config) {
     this.config = Objects.requireNonNull(config, "config");
@@ -88,7 +94,7 @@ public final class PodInjector {
     PodSpec spec = pod.getSpec();
     Template.Values values = values(pod, decision, plan);
 
-    applyMetadata(pod.getMetadata(), config.templates().metadata().render(values));
+    applyMetadata(pod.getMetadata(), rendered(config.templates().metadata(), values).tree());
 
     Container proxy = container(config.templates().proxy(), values);
     boolean native_ = plan.proxy() == ProxyPlacement.NATIVE_SIDECAR;
@@ -116,7 +122,7 @@ public final class PodInjector {
     spec.setInitContainers(inits);
     spec.setContainers(containers);
 
-    addVolumes(spec, config.templates().volumes().render(values));
+    addVolumes(spec, rendered(config.templates().volumes(), values));
 
     if (plan.nodeConstraint() != null) {
       NodeAffinities.require(spec, plan.nodeConstraint());
@@ -213,24 +219,80 @@ public final class PodInjector {
     }
   }
 
-  private static void addVolumes(PodSpec spec, JsonNode rendered) {
+  private static void addVolumes(PodSpec spec, Rendered rendered) {
     List<Volume> volumes = new ArrayList<>(orEmpty(spec.getVolumes()));
     Set<String> names = new HashSet<>();
     volumes.forEach(v -> names.add(v.getName()));
-    if (rendered.isArray()) {
-      for (JsonNode v : rendered) {
-        Volume volume = convert(v, Volume.class, "volumes");
-        // A volume of the same name that the pod already has stays: two would be refused.
-        if (names.add(volume.getName())) {
-          volumes.add(volume);
-        }
+    for (Volume proto : rendered.volumes()) {
+      // A volume of the same name that the pod already has stays: two would be refused.
+      if (names.add(proto.getName())) {
+        volumes.add(new VolumeBuilder(proto).build());
       }
     }
     spec.setVolumes(volumes);
   }
 
-  private static Container container(Template t, Template.Values values) {
-    return convert(t.render(values), Container.class, t.name());
+  private Container container(Template t, Template.Values values) {
+    return new ContainerBuilder(rendered(t, values).container()).build();
+  }
+
+  /**
+   * A template rendered once per combination of the per-pod values it uses: most pods share them,
+   * and rendering plus conversion is most of the cost of an injection. The cached objects are
+   * prototypes, copied before they go into a pod.
+   */
+  private Rendered rendered(Template t, Template.Values values) {
+    List<String> keyNames = renderNames.computeIfAbsent(t, PodInjector::renderNamesOf);
+    List<JsonNode> key = new ArrayList<>(keyNames.size());
+    for (String n : keyNames) {
+      key.add(values.get(n));
+    }
+    Map<List<JsonNode>, Rendered> byKey = cache.computeIfAbsent(t, x -> new ConcurrentHashMap<>());
+    Rendered r = byKey.get(key);
+    if (r == null) {
+      if (byKey.size() >= MAX_CACHED) {
+        byKey.clear();
+      }
+      r = Rendered.of(t, t.render(values));
+      byKey.put(key, r);
+    }
+    return r;
+  }
+
+  private static List<String> renderNamesOf(Template t) {
+    List<String> names = new ArrayList<>();
+    for (String n : t.names()) {
+      if (TemplateConfig.RENDER_VALUES.contains(n)) {
+        names.add(n);
+      }
+    }
+    return names;
+  }
+
+  /** One rendering of a template, as a tree and, where it is one, as model objects. */
+  private record Rendered(JsonNode tree, Container container, List<Volume> volumes) {
+    static Rendered of(Template t, JsonNode tree) {
+      Container c = null;
+      List<Volume> volumes = List.of();
+      if (tree.isArray()) {
+        List<Volume> vs = new ArrayList<>();
+        for (JsonNode v : tree) {
+          vs.add(convert(v, Volume.class, t.name()));
+        }
+        volumes = List.copyOf(vs);
+      } else if (tree.has("name")) {
+        c = convert(tree, Container.class, t.name());
+      }
+      return new Rendered(tree, c, volumes);
+    }
+
+    @Override
+    public Container container() {
+      if (container == null) {
+        throw new TemplateException("template does not render a container");
+      }
+      return container;
+    }
   }
 
   private static <T> T convert(JsonNode node, Class<T> type, String what) {
