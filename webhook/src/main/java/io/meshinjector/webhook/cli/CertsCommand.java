@@ -1,5 +1,7 @@
 package io.meshinjector.webhook.cli;
 
+import io.meshinjector.certs.CertDirectory;
+import io.meshinjector.certs.WriteResult;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -44,13 +46,12 @@ public final class CertsCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    boolean written = CertificateFiles.write(out, dns, days, force);
-    spec.commandLine()
-        .getOut()
-        .println(
-            written
-                ? "wrote ca.crt, tls.crt and tls.key to " + out
-                : "kept the valid set in " + out + " (use --force to replace it)");
+    WriteResult result = CertDirectory.writeSet(out, dns, days, force);
+    if (result instanceof WriteResult.RefusedValid) {
+      spec.commandLine().getErr().println(result.message());
+      return ExitCodes.INPUT;
+    }
+    spec.commandLine().getOut().println(result.message());
     return ExitCodes.OK;
   }
 }

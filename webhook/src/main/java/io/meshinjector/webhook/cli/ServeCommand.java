@@ -1,12 +1,16 @@
 package io.meshinjector.webhook.cli;
 
+import io.meshinjector.certs.CertDirectory;
+import io.meshinjector.certs.EnsureResult;
+import io.meshinjector.certs.KeyType;
+import io.meshinjector.certs.SubjectNames;
 import io.meshinjector.engine.cluster.InMemoryClusterView;
 import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.webhook.config.WebhookSettings;
 import io.meshinjector.webhook.server.ServerPorts;
 import io.meshinjector.webhook.server.WebhookServer;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.slf4j.Logger;
@@ -75,24 +79,25 @@ public final class ServeCommand implements Callable<Integer> {
     }
     List<Path> files = sources.clusterFiles();
     InMemoryClusterView view = sources.view(config);
-    boolean generated =
-        !Files.exists(tlsDir.resolve(CertificateFiles.TLS_CRT))
-            && !Files.exists(tlsDir.resolve(CertificateFiles.TLS_KEY));
-    CertificateFiles.ensure(tlsDir, settings.selfSignedNames(), settings.selfSignedDays());
+    CertDirectory certs = new CertDirectory(tlsDir);
+    EnsureResult tls =
+        certs.ensure(
+            SubjectNames.of(settings.selfSignedNames()),
+            Duration.ofDays(settings.selfSignedDays()),
+            KeyType.defaultType());
     context =
         WebhookServer.start(
-            new WebhookServer.Options(
-                config,
-                settings,
-                view,
-                tlsDir.resolve(CertificateFiles.TLS_CRT),
-                tlsDir.resolve(CertificateFiles.TLS_KEY)));
+            new WebhookServer.Options(config, settings, view, certs.tlsCrt(), certs.tlsKey()));
     Logger log = LoggerFactory.getLogger(ServeCommand.class);
-    if (generated) {
+    if (tls instanceof EnsureResult.Generated) {
       log.info(
-          "wrote a self-signed CA and serving certificate for {} to {}",
-          settings.selfSignedNames(),
-          tlsDir);
+          "{} held no certificate: wrote a self-signed CA (ca.crt) and a serving certificate for"
+              + " {}",
+          tlsDir,
+          settings.selfSignedNames());
+    } else if (tls instanceof EnsureResult.Existing existing) {
+      existing.validation().problems().forEach(p -> log.warn("{}/tls.crt: {}", tlsDir, p));
+      existing.validation().warnings().forEach(w -> log.warn("{}/tls.crt: {}", tlsDir, w));
     }
     if (files.isEmpty()) {
       log.warn(
