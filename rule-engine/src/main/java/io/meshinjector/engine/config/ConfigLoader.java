@@ -43,6 +43,13 @@ public final class ConfigLoader {
                       .build())
               .build());
 
+  /**
+   * Maps whose keys are the user's (selectors, labels): a user value replaces the default whole
+   * instead of merging into it. Maps that are empty in the defaults are open too.
+   */
+  static final java.util.Set<String> OPEN_MAPS =
+      java.util.Set.of("capabilities.cniDaemonSet.podSelector");
+
   private static final MeshConfig DEFAULTS = build(readDefaults());
 
   private ConfigLoader() {}
@@ -118,7 +125,12 @@ public final class ConfigLoader {
         throw new ConfigException(
             "config key '" + key + "' is not known; known keys here: " + known);
       }
-      if (current != null && current.isObject() && e.getValue().isObject()) {
+      if (current != null && current.isObject() && OPEN_MAPS.contains(key)) {
+        if (!e.getValue().isObject()) {
+          throw new ConfigException("config key '" + key + "' must be a map");
+        }
+        base.set(e.getKey(), e.getValue());
+      } else if (current != null && current.isObject() && e.getValue().isObject()) {
         checkKnownAndMerge((ObjectNode) current, (ObjectNode) e.getValue(), key);
       } else if (current != null
           && current.isObject()

@@ -1,0 +1,76 @@
+package io.meshinjector.certs.rotation;
+
+import io.meshinjector.certs.KeyType;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * How long certificates live and when they are replaced.
+ *
+ * @param caValidity lifetime of a newly made CA
+ * @param servingValidity lifetime of a serving cert (capped at its CA's end)
+ * @param renewFraction share of a cert's lifetime after which it is replaced; 2/3 leaves a third of
+ *     the lifetime to notice and fix a failing renewal
+ * @param overlap how long old and new stay side by side: a new CA is in the bundle this long before
+ *     a serving cert from it is used, and an old CA stays this long after the last serving cert
+ *     from it was replaced. It must cover the kubelet's Secret sync plus the server's reload quiet
+ *     period.
+ * @param keyType key type of new certs
+ */
+public record RotationPolicy(
+    Duration caValidity,
+    Duration servingValidity,
+    double renewFraction,
+    Duration overlap,
+    KeyType keyType) {
+
+  public static final double TWO_THIRDS = 2.0 / 3.0;
+
+  public RotationPolicy {
+    Objects.requireNonNull(caValidity, "caValidity");
+    Objects.requireNonNull(servingValidity, "servingValidity");
+    Objects.requireNonNull(overlap, "overlap");
+    Objects.requireNonNull(keyType, "keyType");
+    if (!(renewFraction > 0 && renewFraction < 1)) {
+      throw new IllegalArgumentException("renewFraction must be in (0, 1), was " + renewFraction);
+    }
+    if (servingValidity.isNegative() || servingValidity.isZero()) {
+      throw new IllegalArgumentException("servingValidity must be positive");
+    }
+    if (caValidity.compareTo(servingValidity) < 0) {
+      throw new IllegalArgumentException("caValidity must be at least servingValidity");
+    }
+    if (overlap.isNegative()) {
+      throw new IllegalArgumentException("overlap must not be negative");
+    }
+    // a cert must still be valid when its replacement has waited out the overlap
+    Duration margin = scale(servingValidity, 1 - renewFraction);
+    if (overlap.compareTo(margin) >= 0) {
+      throw new IllegalArgumentException(
+          "overlap " + overlap + " must be shorter than the renewal margin " + margin);
+    }
+  }
+
+  /** CA 5 years, serving cert 90 days, both replaced at 2/3, 10 minutes of overlap, EC P-256. */
+  public static RotationPolicy defaults() {
+    return new RotationPolicy(
+        Duration.ofDays(5 * 365),
+        Duration.ofDays(90),
+        TWO_THIRDS,
+        Duration.ofMinutes(10),
+        KeyType.defaultType());
+  }
+
+  /** The instant {@code renewFraction} of the cert's lifetime has passed. */
+  public Instant renewAt(X509Certificate certificate) {
+    Instant notBefore = certificate.getNotBefore().toInstant();
+    Duration lifetime = Duration.between(notBefore, certificate.getNotAfter().toInstant());
+    return notBefore.plus(scale(lifetime, renewFraction));
+  }
+
+  private static Duration scale(Duration duration, double factor) {
+    return Duration.ofMillis((long) (duration.toMillis() * factor));
+  }
+}

@@ -1,0 +1,387 @@
+package io.meshinjector.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeSelectorRequirement;
+import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
+import io.fabric8.kubernetes.api.model.NodeSelectorTermBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Taint;
+import io.fabric8.kubernetes.api.model.Toleration;
+import io.meshinjector.engine.capability.CapabilityKey;
+import io.meshinjector.engine.capability.NodeCapabilities;
+import io.meshinjector.engine.capability.Verdict;
+import io.meshinjector.engine.cluster.InMemoryClusterView;
+import io.meshinjector.engine.cluster.NodeIndex;
+import io.meshinjector.engine.config.ConfigLoader;
+import io.meshinjector.engine.config.EngineConfig;
+import io.meshinjector.engine.decision.Decision;
+import io.meshinjector.engine.decision.NodeRequirement;
+import io.meshinjector.engine.decision.Plan;
+import io.meshinjector.engine.decision.ProxyPlacement;
+import io.meshinjector.engine.decision.Redirect;
+import io.meshinjector.engine.testing.K8s;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+
+/**
+ * The engine's promise, over random clusters and pods: whenever it injects, the chosen path (and a
+ * native sidecar, if chosen) works on every node on which the mutated pod may still be scheduled.
+ * The scheduling rules and the viability oracle here are written afresh, not taken from the engine,
+ * so a shared mistake cannot hide.
+ */
+class PlacementPropertyTest {
+  private static final Instant NOW = Instant.parse("2026-11-20T10:30:00Z");
+  private static final String[] OS = {
+    K8s.RHEL8,
+    K8s.CENTOS7,
+    K8s.UBUNTU,
+    K8s.AL2023,
+    "Red Hat Enterprise Linux CoreOS 415.92.202402201450-0 (Plow)",
+    "Rocky Linux 9.3 (Blue Onyx)",
+    "Oracle Linux Server 7.9",
+    ""
+  };
+  private static final String[] KUBELET = {
+    "v1.23.17", "v1.28.9-eks-036c24b", "v1.29.3-gke.1093000", "v1.30.4+k3s1", "v1.31.0", "garbage"
+  };
+  private static final String[] PATHS = {"cni", "init/nft", "init/legacy", "init/plain"};
+
+  @Property(tries = 600)
+  void injectedPathWorksWherever(@ForAll long seed) {
+    Random r = new Random(seed);
+    EngineConfig config = ConfigLoader.fromYaml(randomConfig(r)).engine();
+    List<Node> nodes = new ArrayList<>();
+    List<HasMetadata> objects = new ArrayList<>();
+    objects.add(K8s.enabled("shop"));
+    int n = 1 + r.nextInt(25);
+    for (int i = 0; i < n; i++) {
+      Node node = randomNode(r, "node-" + i);
+      nodes.add(node);
+      objects.add(node);
+      if (r.nextInt(3) == 0) {
+        objects.add(randomProbe(r, node.getMetadata().getName()));
+      }
+    }
+    InMemoryClusterView view = InMemoryClusterView.of(config.capabilities(), objects);
+    for (Node node : nodes) {
+      if (r.nextBoolean()) {
+        view.setCniReady(node.getMetadata().getName(), true);
+      }
+    }
+    Pod pod = randomPod(r, nodes);
+    Decision d =
+        new RuleEngine(config, Clock.fixed(NOW, ZoneOffset.UTC)).decide("shop/Pod/p", pod, view);
+    if (!d.inject()) {
+      return;
+    }
+    Plan plan = d.plan().orElseThrow();
+    Pod mutated = withConstraint(pod, plan);
+    NodeIndex index = view.nodes(NOW);
+    for (Node node : nodes) {
+      String name = node.getMetadata().getName();
+      NodeCapabilities caps = index.capabilities(name).orElseThrow();
+      Map<String, String> published = new HashMap<>(node.getMetadata().getLabels());
+      published.putAll(caps.labels());
+      if (!schedulable(mutated, name, published, taints(node))) {
+        continue;
+      }
+      String context = "seed " + seed + ", node " + name + ": " + caps.profile() + "\n" + d.trace();
+      assertThat(pathWorks(plan, caps, config)).as(context).isTrue();
+      if (plan.proxy() == ProxyPlacement.NATIVE_SIDECAR) {
+        assertThat(
+                works(
+                    caps.verdict(CapabilityKey.NATIVE_SIDECAR),
+                    Verdict.SUPPORTED,
+                    config.capabilities().assumeUnknown().nativeSidecar()))
+            .as(context)
+            .isTrue();
+      }
+    }
+  }
+
+  private static boolean pathWorks(Plan plan, NodeCapabilities caps, EngineConfig config) {
+    boolean assumeIptables = config.capabilities().assumeUnknown().iptables();
+    if (plan.path().redirect() == Redirect.CNI) {
+      return works(
+          caps.verdict(CapabilityKey.CNI),
+          Verdict.READY,
+          config.capabilities().assumeUnknown().cni());
+    }
+    CapabilityKey key =
+        switch (plan.path().mode()) {
+          case LEGACY -> CapabilityKey.IPTABLES_LEGACY;
+          case NFT -> CapabilityKey.IPTABLES_NFT;
+          case PLAIN ->
+              config.capabilities().plainBackend().id().equals("legacy")
+                  ? CapabilityKey.IPTABLES_LEGACY
+                  : CapabilityKey.IPTABLES_NFT;
+        };
+    return works(caps.verdict(key), Verdict.AVAILABLE, assumeIptables);
+  }
+
+  private static boolean works(Verdict v, Verdict positive, boolean assumeUnknown) {
+    return v == positive || (v == Verdict.UNKNOWN && assumeUnknown);
+  }
+
+  private static String randomConfig(Random r) {
+    List<String> paths = new ArrayList<>(List.of(PATHS));
+    Collections.shuffle(paths, r);
+    List<String> preference = paths.subList(0, 1 + r.nextInt(paths.size()));
+    return "policy:\n"
+        + "  preference: "
+        + preference
+        + "\n"
+        + "  mixedNodes: "
+        + (r.nextBoolean() ? "constrain" : "reject")
+        + "\n"
+        + "  noViablePath: "
+        + (r.nextBoolean() ? "reject" : "skip")
+        + "\n"
+        + "  pinCni: "
+        + (r.nextBoolean() ? "always" : "when-mixed")
+        + "\n"
+        + "capabilities:\n"
+        + "  plainBackend: "
+        + (r.nextBoolean() ? "nft" : "legacy")
+        + "\n"
+        + "  assumeUnknown:\n"
+        + "    iptables: "
+        + (r.nextBoolean() ? "viable" : "not-viable")
+        + "\n"
+        + "    cni: "
+        + (r.nextBoolean() ? "ready" : "not-ready")
+        + "\n"
+        + "    nativeSidecar: "
+        + (r.nextBoolean() ? "supported" : "unsupported")
+        + "\n";
+  }
+
+  private static Node randomNode(Random r, String name) {
+    List<String> labels = new ArrayList<>();
+    labels.add("zone=" + "abc".charAt(r.nextInt(3)));
+    labels.add("gen=" + (1 + r.nextInt(5)));
+    if (r.nextBoolean()) {
+      labels.add("pool=" + (r.nextBoolean() ? "x" : "y"));
+    }
+    Node node =
+        K8s.node(
+            name,
+            OS[r.nextInt(OS.length)],
+            KUBELET[r.nextInt(KUBELET.length)],
+            labels.toArray(String[]::new));
+    int t = r.nextInt(5);
+    if (t == 0) {
+      node = K8s.taint(node, "dedicated", "legacy", "NoSchedule");
+    } else if (t == 1) {
+      node = K8s.taint(node, "gpu", null, "NoExecute");
+    } else if (t == 2) {
+      node = K8s.taint(node, "soft", "x", "PreferNoSchedule");
+    }
+    return node;
+  }
+
+  private static HasMetadata randomProbe(Random r, String node) {
+    Map<String, String> caps = new LinkedHashMap<>();
+    for (CapabilityKey k :
+        List.of(CapabilityKey.IPTABLES_LEGACY, CapabilityKey.IPTABLES_NFT, CapabilityKey.CNI)) {
+      if (r.nextInt(4) > 0) {
+        caps.put(k.id(), k.verdicts().get(r.nextInt(3)).id());
+      }
+    }
+    Instant observed = r.nextInt(4) == 0 ? NOW.minus(Duration.ofHours(3)) : NOW.minusSeconds(60);
+    return K8s.probe(node, observed, caps, Map.of());
+  }
+
+  private static Pod randomPod(Random r, List<Node> nodes) {
+    Map<String, String> annotations = new LinkedHashMap<>();
+    pick(r, annotations, "mesh-injector.io/redirect", "auto", "init", "cni");
+    pick(r, annotations, "mesh-injector.io/iptables-mode", "auto", "legacy", "nft", "plain");
+    pick(r, annotations, "mesh-injector.io/native-sidecar", "auto", "enabled", "disabled");
+    PodBuilder b = K8s.pod("shop", annotations);
+    switch (r.nextInt(6)) {
+      case 0 ->
+          b.editSpec().withNodeSelector(Map.of("zone", "" + "abc".charAt(r.nextInt(3)))).endSpec();
+      case 1 -> K8s.affinity(b, List.of(randomRequirement(r)), List.of());
+      case 2 ->
+          K8s.affinity(
+              b,
+              List.of(),
+              List.of(
+                  K8s.req(
+                      "metadata.name",
+                      "In",
+                      nodes.get(r.nextInt(nodes.size())).getMetadata().getName())));
+      case 3 ->
+          b.editSpec()
+              .withNodeName(nodes.get(r.nextInt(nodes.size())).getMetadata().getName())
+              .endSpec();
+      default -> {}
+    }
+    if (r.nextBoolean()) {
+      List<Toleration> tolerations = new ArrayList<>();
+      switch (r.nextInt(3)) {
+        case 0 -> tolerations.add(K8s.tolerate("dedicated", "Equal", "legacy", "NoSchedule"));
+        case 1 -> tolerations.add(K8s.tolerate("gpu", "Exists", null, null));
+        default -> tolerations.add(K8s.tolerate(null, "Exists", null, null));
+      }
+      b.editSpec().withTolerations(tolerations).endSpec();
+    }
+    return b.build();
+  }
+
+  private static NodeSelectorRequirement randomRequirement(Random r) {
+    return switch (r.nextInt(6)) {
+      case 0 ->
+          K8s.req("zone", "In", "" + "abc".charAt(r.nextInt(3)), "" + "abc".charAt(r.nextInt(3)));
+      case 1 -> K8s.req("zone", "NotIn", "" + "abc".charAt(r.nextInt(3)));
+      case 2 -> K8s.req("pool", "Exists");
+      case 3 -> K8s.req("pool", "DoesNotExist");
+      case 4 -> K8s.req("gen", "Gt", "" + r.nextInt(5));
+      default -> K8s.req("gen", "Lt", "" + (1 + r.nextInt(5)));
+    };
+  }
+
+  private static void pick(Random r, Map<String, String> a, String key, String... values) {
+    if (r.nextInt(3) == 0) {
+      a.put(key, values[r.nextInt(values.length)]);
+    }
+  }
+
+  /** The renderer's contract: the requirements are ANDed into every required term. */
+  private static Pod withConstraint(Pod pod, Plan plan) {
+    if (plan.nodeConstraint() == null) {
+      return pod;
+    }
+    List<NodeSelectorRequirement> added = new ArrayList<>();
+    for (NodeRequirement req : plan.nodeConstraint().matchExpressions()) {
+      added.add(new NodeSelectorRequirement(req.key(), req.operator(), req.values()));
+    }
+    List<NodeSelectorTerm> terms = new ArrayList<>();
+    var aff = pod.getSpec().getAffinity();
+    if (aff != null
+        && aff.getNodeAffinity() != null
+        && aff.getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution() != null) {
+      for (NodeSelectorTerm t :
+          aff.getNodeAffinity()
+              .getRequiredDuringSchedulingIgnoredDuringExecution()
+              .getNodeSelectorTerms()) {
+        List<NodeSelectorRequirement> exprs = new ArrayList<>(t.getMatchExpressions());
+        exprs.addAll(added);
+        terms.add(new NodeSelectorTermBuilder(t).withMatchExpressions(exprs).build());
+      }
+    } else {
+      terms.add(new NodeSelectorTermBuilder().withMatchExpressions(added).build());
+    }
+    return new PodBuilder(pod)
+        .editSpec()
+        .editOrNewAffinity()
+        .editOrNewNodeAffinity()
+        .withNewRequiredDuringSchedulingIgnoredDuringExecution()
+        .withNodeSelectorTerms(terms)
+        .endRequiredDuringSchedulingIgnoredDuringExecution()
+        .endNodeAffinity()
+        .endAffinity()
+        .endSpec()
+        .build();
+  }
+
+  private static List<Taint> taints(Node node) {
+    return node.getSpec() == null || node.getSpec().getTaints() == null
+        ? List.of()
+        : node.getSpec().getTaints();
+  }
+
+  /** A naive, node-at-a-time reading of the scheduler's hard rules. */
+  private static boolean schedulable(
+      Pod pod, String name, Map<String, String> labels, List<Taint> taints) {
+    var spec = pod.getSpec();
+    if (spec.getNodeName() != null && !spec.getNodeName().equals(name)) {
+      return false;
+    }
+    if (spec.getNodeSelector() != null) {
+      for (var e : spec.getNodeSelector().entrySet()) {
+        if (!e.getValue().equals(labels.get(e.getKey()))) {
+          return false;
+        }
+      }
+    }
+    var aff = spec.getAffinity();
+    if (aff != null
+        && aff.getNodeAffinity() != null
+        && aff.getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution() != null) {
+      boolean any = false;
+      for (NodeSelectorTerm t :
+          aff.getNodeAffinity()
+              .getRequiredDuringSchedulingIgnoredDuringExecution()
+              .getNodeSelectorTerms()) {
+        if (t.getMatchExpressions().isEmpty() && t.getMatchFields().isEmpty()) {
+          continue;
+        }
+        boolean all = true;
+        for (NodeSelectorRequirement q : t.getMatchExpressions()) {
+          all &= matches(q, labels.get(q.getKey()));
+        }
+        for (NodeSelectorRequirement q : t.getMatchFields()) {
+          all &=
+              q.getOperator().equals("In")
+                  ? q.getValues().contains(name)
+                  : !q.getValues().contains(name);
+        }
+        any |= all;
+      }
+      if (!any) {
+        return false;
+      }
+    }
+    List<Toleration> tolerations =
+        spec.getTolerations() == null ? List.of() : spec.getTolerations();
+    for (Taint taint : taints) {
+      if (taint.getEffect().equals("PreferNoSchedule")) {
+        continue;
+      }
+      boolean tolerated = false;
+      for (Toleration tol : tolerations) {
+        boolean effectOk = tol.getEffect() == null || tol.getEffect().equals(taint.getEffect());
+        boolean keyOk =
+            tol.getKey() == null
+                ? "Exists".equals(tol.getOperator())
+                : tol.getKey().equals(taint.getKey());
+        boolean valueOk =
+            "Exists".equals(tol.getOperator())
+                || String.valueOf(tol.getValue()).equals(String.valueOf(taint.getValue()));
+        tolerated |= effectOk && keyOk && valueOk;
+      }
+      if (!tolerated) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean matches(NodeSelectorRequirement q, String value) {
+    return switch (q.getOperator()) {
+      case "In" -> value != null && q.getValues().contains(value);
+      case "NotIn" -> value == null || !q.getValues().contains(value);
+      case "Exists" -> value != null;
+      case "DoesNotExist" -> value == null;
+      case "Gt" -> value != null && Long.parseLong(value) > Long.parseLong(q.getValues().get(0));
+      case "Lt" -> value != null && Long.parseLong(value) < Long.parseLong(q.getValues().get(0));
+      default -> false;
+    };
+  }
+}

@@ -1,0 +1,120 @@
+package io.meshinjector.engine.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.meshinjector.engine.capability.CapabilityKey;
+import io.meshinjector.engine.capability.Source;
+import io.meshinjector.engine.capability.Verdict;
+import io.meshinjector.engine.config.EngineConfig;
+import io.meshinjector.engine.testing.K8s;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class InMemoryClusterViewTest {
+  private static final Instant NOW = Instant.parse("2026-11-20T10:30:00Z");
+
+  private final InMemoryClusterView view =
+      new InMemoryClusterView(EngineConfig.defaults().capabilities());
+
+  @Test
+  void heartbeatDoesNotRebuildTheIndex() {
+    view.upsertNode(K8s.node("a", K8s.RHEL8, "v1.31.0"));
+    NodeIndex first = view.nodes(NOW);
+    var heartbeat =
+        new NodeBuilder(K8s.node("a", K8s.RHEL8, "v1.31.0"))
+            .editStatus()
+            .addNewCondition()
+            .withType("Ready")
+            .withStatus("True")
+            .withLastHeartbeatTime("2026-11-20T10:31:00Z")
+            .endCondition()
+            .endStatus()
+            .build();
+    view.upsertNode(heartbeat);
+    assertThat(view.nodes(NOW)).isSameAs(first);
+    view.upsertNode(K8s.node("a", K8s.CENTOS7, "v1.31.0"));
+    NodeIndex second = view.nodes(NOW);
+    assertThat(second).isNotSameAs(first);
+    assertThat(second.capabilities("a").orElseThrow().verdict(CapabilityKey.IPTABLES_LEGACY))
+        .isEqualTo(Verdict.AVAILABLE);
+  }
+
+  @Test
+  void nodesAreGroupedIntoClassesAndRemovedNodesLeave() {
+    for (int i = 0; i < 10; i++) {
+      view.upsertNode(K8s.node("rhel-" + i, K8s.RHEL8, "v1.31.0"));
+      view.upsertNode(K8s.node("centos-" + i, K8s.CENTOS7, "v1.28.0"));
+    }
+    assertThat(view.nodes(NOW).classes()).hasSize(2);
+    assertThat(view.nodes(NOW).size()).isEqualTo(20);
+    for (int i = 0; i < 10; i++) {
+      view.removeNode("centos-" + i);
+    }
+    assertThat(view.nodes(NOW).classes()).hasSize(1);
+    assertThat(view.nodes(NOW).classes().get(0).size()).isEqualTo(10);
+  }
+
+  @Test
+  void probeVerdictExpiresAfterTtlWithoutAnyWrite() {
+    view.upsert(K8s.node("c", K8s.CENTOS7, "v1.31.0"));
+    view.upsert(
+        K8s.probe(
+            "c",
+            NOW,
+            Map.of("iptables-legacy", "unavailable", "iptables-nft", "available"),
+            Map.of()));
+    var fresh = view.nodes(NOW).capabilities("c").orElseThrow().get(CapabilityKey.IPTABLES_NFT);
+    assertThat(fresh.verdict()).isEqualTo(Verdict.AVAILABLE);
+    assertThat(fresh.source()).isEqualTo(Source.PROBE);
+    var later =
+        view.nodes(NOW.plus(Duration.ofMinutes(61)))
+            .capabilities("c")
+            .orElseThrow()
+            .get(CapabilityKey.IPTABLES_NFT);
+    assertThat(later.verdict()).isEqualTo(Verdict.UNAVAILABLE);
+    assertThat(later.source()).isEqualTo(Source.INFERENCE);
+  }
+
+  @Test
+  void liveCniReadinessComesAndGoes() {
+    view.upsertNode(K8s.node("a", K8s.RHEL8, "v1.31.0"));
+    view.setCniReady("a", true);
+    assertThat(view.nodes(NOW).capabilities("a").orElseThrow().get(CapabilityKey.CNI).source())
+        .isEqualTo(Source.LIVE);
+    view.setCniReady("a", false);
+    assertThat(view.nodes(NOW).capabilities("a").orElseThrow().verdict(CapabilityKey.CNI))
+        .isEqualTo(Verdict.UNKNOWN);
+  }
+
+  @Test
+  void malformedNodeCapabilityIsNamed() {
+    GenericKubernetesResource r = new GenericKubernetesResource();
+    r.setApiVersion("mesh-injector.io/v1alpha1");
+    r.setKind("NodeCapability");
+    r.setMetadata(new ObjectMetaBuilder().withName("n1").build());
+    r.setAdditionalProperty(
+        "status", Map.of("observedAt", "yesterday", "capabilities", Map.of("cni", "ready")));
+    assertThatThrownBy(() -> view.upsert(r))
+        .hasMessageContaining("NodeCapability 'n1'")
+        .hasMessageContaining("'yesterday'");
+    r.setAdditionalProperty(
+        "status",
+        Map.of("observedAt", "2026-11-20T10:00:00Z", "capabilities", Map.of("cni", "available")));
+    assertThatThrownBy(() -> view.upsert(r)).hasMessageContaining("invalid verdict 'available'");
+  }
+
+  @Test
+  void otherKindsAreIgnored() {
+    assertThat(view.upsert(K8s.pod("shop"))).isFalse();
+    assertThat(view.upsert(K8s.enabled("shop"))).isTrue();
+    assertThat(view.namespace("shop")).isPresent();
+    assertThat(view.nodes(NOW).nodeNames()).isEqualTo(List.of());
+  }
+}
