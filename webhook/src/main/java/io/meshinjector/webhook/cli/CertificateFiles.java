@@ -1,6 +1,14 @@
 package io.meshinjector.webhook.cli;
 
+import io.meshinjector.certs.CertDirectory;
+import io.meshinjector.certs.CertificateSet;
+import io.meshinjector.certs.EnsureResult;
+import io.meshinjector.certs.KeyType;
+import io.meshinjector.certs.SubjectNames;
+import io.meshinjector.certs.WriteResult;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -8,27 +16,24 @@ import java.util.List;
  * --tls-dir} holds one.
  */
 final class CertificateFiles {
-  static final String CA_CRT = "ca.crt";
-  static final String TLS_CRT = "tls.crt";
-  static final String TLS_KEY = "tls.key";
+  static final String CA_CRT = CertificateSet.CA_CRT;
+  static final String TLS_CRT = CertificateSet.TLS_CRT;
+  static final String TLS_KEY = CertificateSet.TLS_KEY;
 
   private CertificateFiles() {}
 
-  /** {@code certs}: writes ca.crt, tls.crt and tls.key; false when a valid set is kept. */
-  static boolean write(Path out, List<String> dnsNames, int days, boolean force) {
-    throw new UnsupportedOperationException(
-        "certificate generation is not part of this build yet; write tls.crt and tls.key"
-            + " (PKCS#8 key) into "
-            + out
-            + " yourself");
+  /** {@code certs}: writes ca.crt, tls.crt and tls.key unless a valid set is there already. */
+  static WriteResult write(
+      Path out, List<String> dnsNames, int days, boolean force, KeyType keyType) {
+    return CertDirectory.writeSet(out, dnsNames, days, force, keyType, Clock.systemUTC());
   }
 
-  /** {@code serve --tls-dir}: generates a self-signed set when the folder holds none. */
-  static void ensure(Path dir, List<String> names, int days) {
-    if (java.nio.file.Files.exists(dir.resolve(TLS_CRT))
-        && java.nio.file.Files.exists(dir.resolve(TLS_KEY))) {
-      return;
-    }
-    write(dir, names, days, false);
+  /**
+   * {@code serve --tls-dir}: generates a self-signed set when the folder holds neither tls.crt nor
+   * tls.key; a set that is there is left alone, since it may be a mounted Secret.
+   */
+  static EnsureResult ensure(Path dir, List<String> names, int days) {
+    return new CertDirectory(dir)
+        .ensure(SubjectNames.of(names), Duration.ofDays(days), KeyType.defaultType());
   }
 }

@@ -1,5 +1,7 @@
 package io.meshinjector.webhook.cli;
 
+import io.meshinjector.certs.KeyType;
+import io.meshinjector.certs.WriteResult;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -40,17 +42,24 @@ public final class CertsCommand implements Callable<Integer> {
   @Option(names = "--force", description = "Replace a valid set.")
   boolean force;
 
+  @Option(
+      names = "--key-type",
+      defaultValue = "ec-p256",
+      paramLabel = "TYPE",
+      description = "ec-p256, rsa-2048 or rsa-3072 (default: ${DEFAULT-VALUE}).")
+  String keyType;
+
   @Spec CommandSpec spec;
 
   @Override
   public Integer call() {
-    boolean written = CertificateFiles.write(out, dns, days, force);
-    spec.commandLine()
-        .getOut()
-        .println(
-            written
-                ? "wrote ca.crt, tls.crt and tls.key to " + out
-                : "kept the valid set in " + out + " (use --force to replace it)");
+    WriteResult result = CertificateFiles.write(out, dns, days, force, KeyType.parse(keyType));
+    if (result instanceof WriteResult.RefusedValid) {
+      // a script that meant to rotate must notice that nothing changed
+      spec.commandLine().getErr().println(result.message());
+      return ExitCodes.INPUT;
+    }
+    spec.commandLine().getOut().println(result.message());
     return ExitCodes.OK;
   }
 }

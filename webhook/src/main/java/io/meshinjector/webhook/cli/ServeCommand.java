@@ -5,6 +5,7 @@ import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.webhook.config.WebhookSettings;
 import io.meshinjector.webhook.server.ServerPorts;
 import io.meshinjector.webhook.server.WebhookServer;
+import io.meshinjector.webhook.tls.TlsSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -78,7 +79,10 @@ public final class ServeCommand implements Callable<Integer> {
     boolean generated =
         !Files.exists(tlsDir.resolve(CertificateFiles.TLS_CRT))
             && !Files.exists(tlsDir.resolve(CertificateFiles.TLS_KEY));
-    CertificateFiles.ensure(tlsDir, settings.selfSignedNames(), settings.selfSignedDays());
+    List<String> selfSigned =
+        TlsSettings.selfSignedNames(
+            config, settings.selfSignedNames(), System.getenv("POD_NAMESPACE"));
+    CertificateFiles.ensure(tlsDir, selfSigned, settings.selfSignedDays());
     context =
         WebhookServer.start(
             new WebhookServer.Options(
@@ -89,10 +93,7 @@ public final class ServeCommand implements Callable<Integer> {
                 tlsDir.resolve(CertificateFiles.TLS_KEY)));
     Logger log = LoggerFactory.getLogger(ServeCommand.class);
     if (generated) {
-      log.info(
-          "wrote a self-signed CA and serving certificate for {} to {}",
-          settings.selfSignedNames(),
-          tlsDir);
+      log.info("wrote a self-signed CA and serving certificate for {} to {}", selfSigned, tlsDir);
     }
     if (files.isEmpty()) {
       log.warn(
