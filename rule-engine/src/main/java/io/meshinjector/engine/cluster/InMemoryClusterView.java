@@ -148,7 +148,11 @@ public final class InMemoryClusterView implements ClusterView {
     Instant validUntil = Instant.MAX;
     for (NodeFacts f : sorted.values()) {
       CapabilityResolver.Resolved r =
-          resolver.resolve(f, probes.get(f.name()), cniReady.contains(f.name()), now);
+          resolver.resolve(
+              new CapabilityResolver.NodeDescription(f.labels(), f.osImage(), f.kubeletVersion()),
+              probes.get(f.name()),
+              cniReady.contains(f.name()),
+              now);
       entries.add(new NodeIndex.Entry(f, r.capabilities()));
       if (r.expiresAt().isBefore(validUntil)) {
         validUntil = r.expiresAt();

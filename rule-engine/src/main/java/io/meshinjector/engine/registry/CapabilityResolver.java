@@ -7,7 +7,6 @@ import io.meshinjector.engine.capability.NodeInference;
 import io.meshinjector.engine.capability.Source;
 import io.meshinjector.engine.capability.SourcedVerdict;
 import io.meshinjector.engine.capability.Verdict;
-import io.meshinjector.engine.cluster.NodeFacts;
 import io.meshinjector.engine.config.CapabilitiesConfig;
 import io.meshinjector.engine.config.CapabilityOverride;
 import java.time.Instant;
@@ -26,12 +25,16 @@ public final class CapabilityResolver {
     this.config = config;
   }
 
+  /** What the resolver reads of a Node. */
+  public record NodeDescription(
+      Map<String, String> labels, String osImage, String kubeletVersion) {}
+
   /**
    * @param probe the node's NodeCapability status, or null
    * @param cniPodReady whether the mesh CNI DaemonSet's pod is Ready on the node
    */
   public Resolved resolve(
-      NodeFacts node, NodeCapabilityStatus probe, boolean cniPodReady, Instant now) {
+      NodeDescription node, NodeCapabilityStatus probe, boolean cniPodReady, Instant now) {
     Map<CapabilityKey, SourcedVerdict> out = new EnumMap<>(CapabilityKey.class);
     Map<CapabilityKey, SourcedVerdict> inferred =
         NodeInference.infer(node.osImage(), node.kubeletVersion());
@@ -52,7 +55,7 @@ public final class CapabilityResolver {
 
   private SourcedVerdict resolveKey(
       CapabilityKey key,
-      NodeFacts node,
+      NodeDescription node,
       NodeCapabilityStatus probe,
       boolean probeFresh,
       boolean cniPodReady,

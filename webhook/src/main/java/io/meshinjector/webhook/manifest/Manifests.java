@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
+import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -42,6 +43,8 @@ public final class Manifests {
         new ObjectMapper(
             YAMLFactory.builder()
                 .loaderOptions(loader)
+                // "annotations:" with nothing after it is null in YAML, not ""
+                .enable(YAMLParser.Feature.EMPTY_STRING_AS_NULL)
                 .streamReadConstraints(
                     StreamReadConstraints.builder().maxStringLength(MAX_FILE_CODE_POINTS).build())
                 .build());
@@ -87,7 +90,11 @@ public final class Manifests {
         MappingIterator<JsonNode> it = mapper.readValues(parser, JsonNode.class)) {
       while (it.hasNextValue()) {
         JsonNode doc = it.nextValue();
-        if (doc == null || doc.isNull() || doc.isMissingNode()) {
+        // "---" at the end of a file reads as one more, empty, document
+        if (doc == null
+            || doc.isNull()
+            || doc.isMissingNode()
+            || (doc.isTextual() && doc.asText().isBlank())) {
           continue;
         }
         if (!doc.isObject()) {

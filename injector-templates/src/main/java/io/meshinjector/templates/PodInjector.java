@@ -1,0 +1,337 @@
+package io.meshinjector.templates;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.BooleanNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.TextNode;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeBuilder;
+import io.meshinjector.engine.decision.Decision;
+import io.meshinjector.engine.decision.Plan;
+import io.meshinjector.engine.decision.ProxyPlacement;
+import io.meshinjector.engine.decision.Redirect;
+import io.meshinjector.templates.TemplateConfig.Firewall;
+import io.meshinjector.templates.internal.InboundPorts;
+import io.meshinjector.templates.internal.NodeAffinities;
+import io.meshinjector.templates.internal.Template;
+import io.meshinjector.templates.internal.TemplateException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Turns a pod and the engine's {@link Decision} into the injected pod. Pure and thread-safe; the
+ * templates were parsed when the {@link TemplateConfig} was built.
+ */
+public final class PodInjector {
+  static final ObjectMapper JSON = new ObjectMapper();
+  private static final JsonNodeFactory F = JsonNodeFactory.instance;
+
+  private final TemplateConfig config;
+  private final String proxyName;
+  private static final int MAX_CACHED = 512;
+  private final Map<Template, List<String>> renderNames = new ConcurrentHashMap<>();
+  private final Map<Template, Map<List<JsonNode>, Rendered>> cache = new ConcurrentHashMap<>();
+
+  public PodInjector(TemplateConfig config) {
+    this.config = Objects.requireNonNull(config, "config");
+    this.proxyName = containerName(config.templates().proxy(), "linkerd-proxy");
+  }
+
+  public TemplateConfig config() {
+    return config;
+  }
+
+  /** The proxy container's name (the proxy template's {@code name}). */
+  public String proxyContainerName() {
+    return proxyName;
+  }
+
+  /** Whether the pod already has the proxy, as a container or an init container. */
+  public boolean alreadyInjected(Pod pod) {
+    PodSpec spec = pod.getSpec();
+    if (spec == null) {
+      return false;
+    }
+    return hasName(spec.getContainers(), proxyName) || hasName(spec.getInitContainers(), proxyName);
+  }
+
+  /**
+   * The injected pod, as a new object; {@code original} is not touched. When the decision does not
+   * inject, or the pod already carries the proxy, the result equals the original.
+   *
+   * @throws TemplateException when a replaced template produces something that is no container
+   */
+  public Pod render(Pod original, Decision decision) {
+    Pod pod = new PodBuilder(original).build();
+    if (!decision.inject() || alreadyInjected(original)) {
+      return pod;
+    }
+    Plan plan = decision.plan().orElseThrow();
+    if (pod.getMetadata() == null) {
+      pod.setMetadata(new ObjectMeta());
+    }
+    if (pod.getSpec() == null) {
+      pod.setSpec(new PodSpec());
+    }
+    PodSpec spec = pod.getSpec();
+    Template.Values values = values(pod, decision, plan);
+
+    applyMetadata(pod.getMetadata(), rendered(config.templates().metadata(), values).tree());
+
+    Container proxy = container(config.templates().proxy(), values);
+    boolean native_ = plan.proxy() == ProxyPlacement.NATIVE_SIDECAR;
+    proxy.setRestartPolicy(native_ ? "Always" : null);
+    Container redirect =
+        container(
+            plan.path().redirect() == Redirect.INIT
+                ? config.templates().proxyInit()
+                : config.templates().validator(),
+            values);
+
+    List<Container> inits = new ArrayList<>(orEmpty(spec.getInitContainers()));
+    List<Container> containers = new ArrayList<>(orEmpty(spec.getContainers()));
+    if (native_) {
+      // The redirect must be in place before the proxy starts, and both before any app init
+      // container, so that those already talk through the mesh.
+      inits.add(0, redirect);
+      inits.add(1, proxy);
+    } else {
+      // Regular proxy: app init containers run before it exists, so they keep their own network
+      // and the redirect comes last; the proxy goes first so its postStart hook holds the app.
+      inits.add(redirect);
+      containers.add(0, proxy);
+    }
+    spec.setInitContainers(inits);
+    spec.setContainers(containers);
+
+    addVolumes(spec, rendered(config.templates().volumes(), values));
+
+    if (plan.nodeConstraint() != null) {
+      NodeAffinities.require(spec, plan.nodeConstraint());
+    }
+    return pod;
+  }
+
+  private Template.Values values(Pod pod, Decision decision, Plan plan) {
+    Map<String, JsonNode> local = new HashMap<>(32);
+    String namespace = namespace(pod, decision);
+    local.put("pod.namespace", text(namespace));
+    local.put("pod.inboundPorts", text(InboundPorts.of(pod.getSpec())));
+    String[] workload = workload(pod, decision);
+    local.put("workload.kind", text(workload[0]));
+    local.put("workload.name", text(workload[1]));
+    local.put("decision.summary", text(decision.summary()));
+    local.put("decision.redirect", text(plan.path().redirect().id()));
+    local.put(
+        "decision.iptablesMode", text(plan.path().mode() == null ? "" : plan.path().mode().id()));
+    local.put("decision.init", BooleanNode.valueOf(plan.path().redirect() == Redirect.INIT));
+    local.put("decision.cni", BooleanNode.valueOf(plan.path().redirect() == Redirect.CNI));
+    local.put(
+        "decision.nativeSidecar",
+        BooleanNode.valueOf(plan.proxy() == ProxyPlacement.NATIVE_SIDECAR));
+    local.put("decision.proxyAwait", BooleanNode.valueOf(plan.proxyAwait()));
+    Firewall fw =
+        plan.path().mode() == null ? null : config.proxyInit().firewall().get(plan.path().mode());
+    local.put("proxyInit.firewallBin", text(fw == null ? "" : fw.bin()));
+    local.put("proxyInit.firewallSaveBin", text(fw == null ? "" : fw.saveBin()));
+    Map<String, JsonNode> global = config.values();
+    return name -> {
+      JsonNode v = local.get(name);
+      return v != null ? v : global.get(name);
+    };
+  }
+
+  private static String namespace(Pod pod, Decision decision) {
+    String ns = pod.getMetadata().getNamespace();
+    if (ns != null && !ns.isEmpty()) {
+      return ns;
+    }
+    String w = decision.workload();
+    int slash = w.indexOf('/');
+    return slash > 0 ? w.substring(0, slash) : "";
+  }
+
+  /**
+   * Linkerd's {@code linkerd.io/proxy-<kind>: <name>}: the workload that owns the template, or for
+   * a pod its controller, seen through a Deployment's ReplicaSet.
+   */
+  static String[] workload(Pod pod, Decision decision) {
+    String[] parts = decision.workload().split("/", 3);
+    if (parts.length == 3 && !parts[1].equals("Pod") && !parts[2].isEmpty()) {
+      return new String[] {parts[1].toLowerCase(Locale.ROOT), parts[2]};
+    }
+    OwnerReference owner = null;
+    for (OwnerReference ref : orEmpty(pod.getMetadata().getOwnerReferences())) {
+      if (Boolean.TRUE.equals(ref.getController())) {
+        owner = ref;
+      }
+    }
+    if (owner == null || owner.getKind() == null || owner.getName() == null) {
+      return new String[] {"", ""};
+    }
+    String hash = labels(pod.getMetadata()).get("pod-template-hash");
+    if (owner.getKind().equals("ReplicaSet")
+        && hash != null
+        && owner.getName().endsWith("-" + hash)) {
+      return new String[] {
+        "deployment", owner.getName().substring(0, owner.getName().length() - hash.length() - 1)
+      };
+    }
+    return new String[] {owner.getKind().toLowerCase(Locale.ROOT), owner.getName()};
+  }
+
+  private static void applyMetadata(ObjectMeta meta, JsonNode rendered) {
+    Map<String, String> labels = new LinkedHashMap<>(labels(meta));
+    Map<String, String> annotations =
+        new LinkedHashMap<>(meta.getAnnotations() == null ? Map.of() : meta.getAnnotations());
+    putAll(labels, rendered.get("labels"));
+    putAll(annotations, rendered.get("annotations"));
+    meta.setLabels(labels);
+    meta.setAnnotations(annotations);
+  }
+
+  private static void putAll(Map<String, String> target, JsonNode entries) {
+    if (entries == null || !entries.isObject()) {
+      return;
+    }
+    Iterator<Map.Entry<String, JsonNode>> it = entries.fields();
+    while (it.hasNext()) {
+      Map.Entry<String, JsonNode> e = it.next();
+      target.put(e.getKey(), e.getValue().asText());
+    }
+  }
+
+  private static void addVolumes(PodSpec spec, Rendered rendered) {
+    List<Volume> volumes = new ArrayList<>(orEmpty(spec.getVolumes()));
+    Set<String> names = new HashSet<>();
+    volumes.forEach(v -> names.add(v.getName()));
+    for (Volume proto : rendered.volumes()) {
+      // A volume of the same name that the pod already has stays: two would be refused.
+      if (names.add(proto.getName())) {
+        volumes.add(new VolumeBuilder(proto).build());
+      }
+    }
+    spec.setVolumes(volumes);
+  }
+
+  private Container container(Template t, Template.Values values) {
+    return new ContainerBuilder(rendered(t, values).container()).build();
+  }
+
+  /**
+   * A template rendered once per combination of the per-pod values it uses: most pods share them,
+   * and rendering plus conversion is most of the cost of an injection. The cached objects are
+   * prototypes, copied before they go into a pod.
+   */
+  private Rendered rendered(Template t, Template.Values values) {
+    List<String> keyNames = renderNames.computeIfAbsent(t, PodInjector::renderNamesOf);
+    List<JsonNode> key = new ArrayList<>(keyNames.size());
+    for (String n : keyNames) {
+      key.add(values.get(n));
+    }
+    Map<List<JsonNode>, Rendered> byKey = cache.computeIfAbsent(t, x -> new ConcurrentHashMap<>());
+    Rendered r = byKey.get(key);
+    if (r == null) {
+      if (byKey.size() >= MAX_CACHED) {
+        byKey.clear();
+      }
+      r = Rendered.of(t, t.render(values));
+      byKey.put(key, r);
+    }
+    return r;
+  }
+
+  private static List<String> renderNamesOf(Template t) {
+    List<String> names = new ArrayList<>();
+    for (String n : t.names()) {
+      if (TemplateConfig.RENDER_VALUES.contains(n)) {
+        names.add(n);
+      }
+    }
+    return names;
+  }
+
+  /** One rendering of a template, as a tree and, where it is one, as model objects. */
+  private record Rendered(JsonNode tree, Container container, List<Volume> volumes) {
+    static Rendered of(Template t, JsonNode tree) {
+      Container c = null;
+      List<Volume> volumes = List.of();
+      if (tree.isArray()) {
+        List<Volume> vs = new ArrayList<>();
+        for (JsonNode v : tree) {
+          vs.add(convert(v, Volume.class, t.name()));
+        }
+        volumes = List.copyOf(vs);
+      } else if (tree.has("name")) {
+        c = convert(tree, Container.class, t.name());
+      }
+      return new Rendered(tree, c, volumes);
+    }
+
+    @Override
+    public Container container() {
+      if (container == null) {
+        throw new TemplateException("template does not render a container");
+      }
+      return container;
+    }
+  }
+
+  private static <T> T convert(JsonNode node, Class<T> type, String what) {
+    try {
+      return JSON.treeToValue(node, type);
+    } catch (JsonProcessingException | IllegalArgumentException e) {
+      throw new TemplateException(
+          "template '"
+              + what
+              + "' does not render a "
+              + type.getSimpleName()
+              + ": "
+              + e.getMessage());
+    }
+  }
+
+  private static String containerName(Template t, String fallback) {
+    JsonNode n = t.tree().get("name");
+    return n != null && n.isTextual() && !n.asText().contains("${") ? n.asText() : fallback;
+  }
+
+  private static boolean hasName(List<Container> containers, String name) {
+    for (Container c : orEmpty(containers)) {
+      if (name.equals(c.getName())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static Map<String, String> labels(ObjectMeta meta) {
+    return meta.getLabels() == null ? Map.of() : meta.getLabels();
+  }
+
+  private static TextNode text(String s) {
+    return F.textNode(s);
+  }
+
+  static <T> List<T> orEmpty(List<T> list) {
+    return list == null ? List.of() : list;
+  }
+}

@@ -1,0 +1,64 @@
+package io.meshinjector.templates.internal;
+
+import io.fabric8.kubernetes.api.model.Affinity;
+import io.fabric8.kubernetes.api.model.NodeAffinity;
+import io.fabric8.kubernetes.api.model.NodeSelector;
+import io.fabric8.kubernetes.api.model.NodeSelectorRequirement;
+import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.meshinjector.engine.decision.NodeConstraint;
+import io.meshinjector.engine.decision.NodeRequirement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/** Narrows a pod's required node affinity by the engine's node constraint. */
+public final class NodeAffinities {
+  private NodeAffinities() {}
+
+  /**
+   * ANDs the requirements into every required {@code nodeSelectorTerm}: terms are ORed, so a term
+   * of our own would widen the choice instead of narrowing it. A requirement a term already has is
+   * not added again.
+   */
+  public static void require(PodSpec spec, NodeConstraint constraint) {
+    Affinity affinity = spec.getAffinity() != null ? spec.getAffinity() : new Affinity();
+    NodeAffinity node =
+        affinity.getNodeAffinity() != null ? affinity.getNodeAffinity() : new NodeAffinity();
+    NodeSelector required =
+        node.getRequiredDuringSchedulingIgnoredDuringExecution() != null
+            ? node.getRequiredDuringSchedulingIgnoredDuringExecution()
+            : new NodeSelector();
+    List<NodeSelectorTerm> terms =
+        required.getNodeSelectorTerms() == null
+            ? new ArrayList<>()
+            : new ArrayList<>(required.getNodeSelectorTerms());
+    if (terms.isEmpty()) {
+      terms.add(new NodeSelectorTerm());
+    }
+    for (NodeSelectorTerm term : terms) {
+      List<NodeSelectorRequirement> exprs =
+          term.getMatchExpressions() == null
+              ? new ArrayList<>()
+              : new ArrayList<>(term.getMatchExpressions());
+      for (NodeRequirement r : constraint.matchExpressions()) {
+        if (exprs.stream().noneMatch(e -> same(e, r))) {
+          exprs.add(
+              new NodeSelectorRequirement(r.key(), r.operator(), new ArrayList<>(r.values())));
+        }
+      }
+      term.setMatchExpressions(exprs);
+    }
+    required.setNodeSelectorTerms(terms);
+    node.setRequiredDuringSchedulingIgnoredDuringExecution(required);
+    affinity.setNodeAffinity(node);
+    spec.setAffinity(affinity);
+  }
+
+  private static boolean same(NodeSelectorRequirement e, NodeRequirement r) {
+    List<String> values = e.getValues() == null ? List.of() : e.getValues();
+    return Objects.equals(e.getKey(), r.key())
+        && Objects.equals(e.getOperator(), r.operator())
+        && values.equals(r.values());
+  }
+}

@@ -1,0 +1,178 @@
+package io.meshinjector.templates;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.MappingIterator;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.fabric8.kubernetes.api.model.KubernetesResource;
+import io.meshinjector.engine.config.ConfigLoader;
+import io.meshinjector.engine.decision.Decision;
+import io.meshinjector.engine.decision.NodeConstraint;
+import io.meshinjector.engine.decision.Outcome;
+import io.meshinjector.engine.decision.PathOption;
+import io.meshinjector.engine.decision.Plan;
+import io.meshinjector.engine.decision.ProxyPlacement;
+import io.meshinjector.engine.decision.SkipReason;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Fixture loading, decisions built directly, and golden-file comparison. */
+final class Fixtures {
+  static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+  static final ObjectMapper STRICT =
+      new ObjectMapper().enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+  static final ObjectMapper YAML_IN = new ObjectMapper(new YAMLFactory());
+  static final YAMLMapper YAML_OUT =
+      YAMLMapper.builder()
+          .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
+          .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
+          .enable(YAMLGenerator.Feature.ALWAYS_QUOTE_NUMBERS_AS_STRINGS)
+          .build();
+
+  static final boolean UPDATE = Boolean.getBoolean("golden.update");
+  static final Path GOLDEN_DIR = Path.of("src/test/resources/golden");
+
+  /** The config of Linkerd's own goldens: their image version and trust anchors. */
+  static final String LINKERD_TEST_CONFIG;
+
+  static {
+    String pem = linkerdTrustAnchors();
+    StringBuilder b = new StringBuilder("proxy:\n  version: test-inject-proxy-version\n");
+    b.append("  trustAnchorsPEM: |\n");
+    for (String line : pem.split("\n")) {
+      b.append("    ").append(line).append('\n');
+    }
+    LINKERD_TEST_CONFIG = b.toString();
+  }
+
+  private Fixtures() {}
+
+  static TemplateConfig linkerdTestConfig() {
+    return TemplateConfig.from(ConfigLoader.fromYaml(LINKERD_TEST_CONFIG))
+        .withInjectorVersion("test");
+  }
+
+  static PodInjector injector() {
+    return new PodInjector(linkerdTestConfig());
+  }
+
+  static String resource(String name) {
+    try (InputStream in = Fixtures.class.getResourceAsStream("/" + name)) {
+      if (in == null) {
+        throw new IllegalArgumentException("no test resource " + name);
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Every document of a multi-document YAML resource, as model objects. */
+  static List<KubernetesResource> load(String name) {
+    List<KubernetesResource> out = new ArrayList<>();
+    try (MappingIterator<KubernetesResource> it =
+        YAML_IN.readerFor(KubernetesResource.class).readValues(resource(name))) {
+      while (it.hasNext()) {
+        KubernetesResource r = it.next();
+        if (r != null) {
+          out.add(r);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out;
+  }
+
+  static List<JsonNode> loadTrees(String name) {
+    List<JsonNode> out = new ArrayList<>();
+    try (MappingIterator<JsonNode> it =
+        YAML_IN.readerFor(JsonNode.class).readValues(resource(name))) {
+      while (it.hasNext()) {
+        JsonNode n = it.next();
+        if (n != null && !n.isNull() && !n.isMissingNode()) {
+          out.add(n);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out;
+  }
+
+  static Decision inject(String workload, PathOption path, ProxyPlacement proxy, boolean await) {
+    return inject(workload, new Plan(path, proxy, await, null));
+  }
+
+  static Decision inject(String workload, Plan plan) {
+    return new Decision(
+        workload, new Outcome.Inject(plan), List.of(), 0, List.of(), List.of(), List.of());
+  }
+
+  static Decision skip(String workload) {
+    return new Decision(
+        workload,
+        new Outcome.Skip(SkipReason.values()[0], "not injected"),
+        List.of(),
+        0,
+        List.of(),
+        List.of(),
+        List.of());
+  }
+
+  static Plan plan(PathOption path, ProxyPlacement proxy, boolean await, NodeConstraint c) {
+    return new Plan(path, proxy, await, c);
+  }
+
+  static String yaml(Object value) {
+    try {
+      return YAML_OUT.writeValueAsString(JSON.valueToTree(value));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Compares with, or with {@code -Dgolden.update=true} rewrites, a golden file. */
+  static void golden(String file, String actual) {
+    Path path = GOLDEN_DIR.resolve(file);
+    try {
+      if (UPDATE || !Files.exists(path)) {
+        Files.createDirectories(path.getParent());
+        Files.writeString(path, actual);
+        if (!UPDATE) {
+          throw new AssertionError("golden file " + path + " was missing and has been written");
+        }
+        return;
+      }
+      assertThat(actual)
+          .as("golden %s (run with -Dgolden.update=true to accept)", path)
+          .isEqualTo(Files.readString(path));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static String linkerdTrustAnchors() {
+    JsonNode golden = loadTrees("linkerd-golden/native-init.golden.yaml").get(0);
+    for (JsonNode c : golden.at("/spec/template/spec/initContainers")) {
+      for (JsonNode e : c.path("env")) {
+        if (e.path("name").asText().equals("LINKERD2_PROXY_IDENTITY_TRUST_ANCHORS")) {
+          return e.path("value").asText();
+        }
+      }
+    }
+    throw new IllegalStateException("no trust anchors in the Linkerd golden");
+  }
+}

@@ -1,0 +1,192 @@
+package io.meshinjector.engine.probe;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+
+/**
+ * The node's file system as mounted into the probe under a host root (default {@code /host}).
+ *
+ * <p>Paths are given as the host sees them ({@code /usr/sbin/iptables}). Symbolic links are
+ * followed inside the root: the host's absolute link targets ({@code /etc/alternatives/iptables})
+ * must not escape into the probe container's own file system, which would report the probe image's
+ * iptables instead of the node's.
+ */
+final class HostRoot {
+  private static final int MAX_LINKS = 40;
+  private static final long MAX_FILE_BYTES = 32L * 1024 * 1024;
+
+  private final Path root;
+
+  HostRoot(Path root) {
+    this.root = root.toAbsolutePath().normalize();
+  }
+
+  Path root() {
+    return root;
+  }
+
+  /**
+   * A host path after following every link inside the root.
+   *
+   * @param hostPath the canonical path on the host, e.g. {@code /usr/sbin/xtables-nft-multi}
+   * @param real where that is inside the probe's file system
+   * @param hops every link followed, as {@code link -> target}, in order
+   */
+  record Resolved(String hostPath, Path real, List<String> hops) {
+    String fileName() {
+      int slash = hostPath.lastIndexOf('/');
+      return hostPath.substring(slash + 1);
+    }
+  }
+
+  /**
+   * Follows {@code hostPath} component by component, re-rooting absolute link targets.
+   *
+   * @throws HostReadException missing when a component does not exist (including a dangling link),
+   *     otherwise when a link loops or cannot be read
+   */
+  Resolved resolve(String hostPath) throws HostReadException {
+    Deque<String> pending = new ArrayDeque<>(components(hostPath));
+    List<String> current = new ArrayList<>();
+    List<String> hops = new ArrayList<>();
+    int links = 0;
+    while (!pending.isEmpty()) {
+      String part = pending.removeFirst();
+      if (part.isEmpty() || part.equals(".")) {
+        continue;
+      }
+      if (part.equals("..")) {
+        if (!current.isEmpty()) {
+          current.remove(current.size() - 1);
+        }
+        continue;
+      }
+      current.add(part);
+      Path here = inside(current);
+      if (Files.isSymbolicLink(here)) {
+        if (++links > MAX_LINKS) {
+          throw new HostReadException(hostPath + ": too many levels of symbolic links", false);
+        }
+        String target;
+        try {
+          target = Files.readSymbolicLink(here).toString();
+        } catch (IOException e) {
+          throw new HostReadException(describe(join(current), e), false);
+        }
+        hops.add(join(current) + " -> " + target);
+        current.remove(current.size() - 1);
+        if (target.startsWith("/")) {
+          current.clear();
+        }
+        List<String> targetParts = components(target);
+        for (int i = targetParts.size() - 1; i >= 0; i--) {
+          pending.addFirst(targetParts.get(i));
+        }
+      } else if (!Files.exists(here, LinkOption.NOFOLLOW_LINKS)) {
+        String missingAt = join(current);
+        throw new HostReadException(
+            missingAt.equals(normalize(hostPath))
+                ? missingAt + " does not exist"
+                : hostPath + " does not exist (" + missingAt + " is missing)",
+            true);
+      }
+    }
+    return new Resolved(join(current), inside(current), List.copyOf(hops));
+  }
+
+  /** Reads a host text file (UTF-8; malformed bytes are replaced rather than failing). */
+  String read(String hostPath) throws HostReadException {
+    Resolved r = resolve(hostPath);
+    try {
+      if (Files.isDirectory(r.real())) {
+        throw new HostReadException(hostPath + " is a directory", false);
+      }
+      if (Files.size(r.real()) > MAX_FILE_BYTES) {
+        throw new HostReadException(
+            hostPath + " is larger than " + MAX_FILE_BYTES + " bytes", false);
+      }
+      return new String(Files.readAllBytes(r.real()), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new HostReadException(describe(hostPath, e), e instanceof NoSuchFileException);
+    }
+  }
+
+  /** Names in a host directory, sorted as libcni and the runtimes sort them (byte order). */
+  List<String> list(String hostDir) throws HostReadException {
+    Resolved r = resolve(hostDir);
+    if (!Files.isDirectory(r.real())) {
+      throw new HostReadException(hostDir + " is not a directory", false);
+    }
+    List<String> names = new ArrayList<>();
+    try (DirectoryStream<Path> entries = Files.newDirectoryStream(r.real())) {
+      for (Path p : entries) {
+        names.add(p.getFileName().toString());
+      }
+    } catch (IOException e) {
+      throw new HostReadException(describe(hostDir, e), false);
+    }
+    names.sort(null);
+    return names;
+  }
+
+  /**
+   * Whether the host path resolves to a regular file; false when it (or a link on the way) is
+   * missing, because for a binary that is what "exit status 127" means.
+   */
+  boolean isFile(String hostPath) throws HostReadException {
+    try {
+      return Files.isRegularFile(resolve(hostPath).real());
+    } catch (HostReadException e) {
+      if (e.missing()) {
+        return false;
+      }
+      throw e;
+    }
+  }
+
+  private Path inside(List<String> parts) {
+    Path p = root;
+    for (String part : parts) {
+      p = p.resolve(part);
+    }
+    return p;
+  }
+
+  private static List<String> components(String path) {
+    List<String> out = new ArrayList<>();
+    for (String part : path.split("/")) {
+      if (!part.isEmpty()) {
+        out.add(part);
+      }
+    }
+    return out;
+  }
+
+  private static String join(List<String> parts) {
+    return "/" + String.join("/", parts);
+  }
+
+  private static String normalize(String hostPath) {
+    return join(components(hostPath));
+  }
+
+  static String describe(String hostPath, IOException e) {
+    if (e instanceof AccessDeniedException) {
+      return hostPath + ": permission denied (run the probe as root or relax the file's mode)";
+    }
+    if (e instanceof NoSuchFileException) {
+      return hostPath + " does not exist";
+    }
+    return hostPath + ": " + e.getClass().getSimpleName() + ": " + e.getMessage();
+  }
+}

@@ -1,0 +1,128 @@
+package io.meshinjector.engine.probe;
+
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Which kernel modules the node has loaded, built in, or merely installed in its module tree. Each
+ * source can fail on its own; a null set comes with the reason it is missing.
+ */
+record KernelModules(
+    Set<String> loaded,
+    String loadedProblem,
+    Set<String> builtin,
+    String builtinProblem,
+    Set<String> tree,
+    String treeProblem) {
+
+  static final String IP_TABLES = "ip_tables";
+  static final String IPTABLE_NAT = "iptable_nat";
+  static final String NF_TABLES = "nf_tables";
+
+  /** The modules worth naming in facts; the full loaded list runs to hundreds of entries. */
+  static final List<String> RELEVANT =
+      List.of(
+          "x_tables",
+          IP_TABLES,
+          "iptable_filter",
+          IPTABLE_NAT,
+          "iptable_mangle",
+          "ip6_tables",
+          "ip6table_nat",
+          NF_TABLES,
+          "nft_chain_nat",
+          "nft_chain_nat_ipv4",
+          "nft_compat",
+          "nf_nat",
+          "nf_conntrack",
+          "xt_nat",
+          "xt_REDIRECT",
+          "xt_owner",
+          "xt_conntrack",
+          "xt_multiport",
+          "xt_tcpudp",
+          "br_netfilter");
+
+  static KernelModules read(HostRoot host, String kernel, String kernelProblem) {
+    Set<String> loaded = null;
+    String loadedProblem = null;
+    try {
+      loaded = parseProcModules(host.read("/proc/modules"));
+    } catch (HostReadException e) {
+      loadedProblem = e.getMessage();
+    }
+    Set<String> builtin = null;
+    String builtinProblem;
+    Set<String> tree = null;
+    String treeProblem;
+    if (kernel == null) {
+      builtinProblem = "kernel release unknown (" + kernelProblem + ")";
+      treeProblem = builtinProblem;
+    } else {
+      String dir = "/lib/modules/" + kernel;
+      builtinProblem = null;
+      treeProblem = null;
+      try {
+        builtin = parseModuleList(host.read(dir + "/modules.builtin"));
+      } catch (HostReadException e) {
+        builtinProblem = e.getMessage();
+      }
+      try {
+        tree = parseModuleList(host.read(dir + "/modules.dep"));
+      } catch (HostReadException e) {
+        treeProblem = e.getMessage();
+      }
+    }
+    return new KernelModules(loaded, loadedProblem, builtin, builtinProblem, tree, treeProblem);
+  }
+
+  /** {@code name size refcount deps state offset}, one module a line. */
+  static Set<String> parseProcModules(String text) {
+    Set<String> out = new LinkedHashSet<>();
+    for (String line : text.split("\n")) {
+      String t = line.strip();
+      if (!t.isEmpty()) {
+        out.add(normalize(t.split("\\s+", 2)[0]));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * {@code modules.builtin} (one path a line) and {@code modules.dep} ({@code path: deps}): the
+   * module name is the file name without {@code .ko} and any compression suffix.
+   */
+  static Set<String> parseModuleList(String text) {
+    Set<String> out = new LinkedHashSet<>();
+    for (String line : text.split("\n")) {
+      String t = line.strip();
+      if (t.isEmpty() || t.startsWith("#")) {
+        continue;
+      }
+      int colon = t.indexOf(':');
+      String path = colon >= 0 ? t.substring(0, colon) : t;
+      String file = path.substring(path.lastIndexOf('/') + 1);
+      int ko = file.indexOf(".ko");
+      out.add(normalize(ko >= 0 ? file.substring(0, ko) : file));
+    }
+    return out;
+  }
+
+  /** The kernel treats {@code -} and {@code _} in module names alike; files use either. */
+  static String normalize(String name) {
+    return name.replace('-', '_');
+  }
+
+  boolean isLoaded(String module) {
+    return loaded != null && loaded.contains(module);
+  }
+
+  boolean isBuiltin(String module) {
+    return builtin != null && builtin.contains(module);
+  }
+
+  boolean inTree(String module) {
+    return tree != null && tree.contains(module);
+  }
+}

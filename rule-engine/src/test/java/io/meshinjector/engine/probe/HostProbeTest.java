@@ -1,0 +1,244 @@
+package io.meshinjector.engine.probe;
+
+import static io.meshinjector.engine.capability.CapabilityKey.CNI;
+import static io.meshinjector.engine.capability.CapabilityKey.IPTABLES_LEGACY;
+import static io.meshinjector.engine.capability.CapabilityKey.IPTABLES_NFT;
+import static io.meshinjector.engine.capability.Verdict.AVAILABLE;
+import static io.meshinjector.engine.capability.Verdict.UNAVAILABLE;
+import static io.meshinjector.engine.capability.Verdict.UNKNOWN;
+import static io.meshinjector.engine.probe.HostFixture.CENTOS7_KERNEL;
+import static io.meshinjector.engine.probe.HostFixture.RHEL_KERNEL;
+import static io.meshinjector.engine.probe.HostFixture.UBUNTU_KERNEL;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.meshinjector.engine.capability.CapabilityKey;
+import io.meshinjector.engine.capability.NodeCapabilityStatus;
+import io.meshinjector.engine.capability.Verdict;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** The kernel and iptables side of the probe, one fixture node per row. */
+class HostProbeTest {
+  static final Instant NOW = Instant.parse("2026-11-20T10:00:00Z");
+
+  @TempDir Path root;
+
+  static ProbeReport probe(HostFixture host) {
+    return new HostProbe(host.root).probe(NOW);
+  }
+
+  static Map<String, String> facts(ProbeReport r) {
+    return r.status().facts();
+  }
+
+  static Verdict verdict(ProbeReport r, CapabilityKey key) {
+    return r.status().capabilities().get(key);
+  }
+
+  record Row(
+      String name,
+      Function<Path, HostFixture> node,
+      Verdict legacy,
+      Verdict nft,
+      Map<String, String> facts,
+      String legacyReason,
+      String nftReason) {
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  static Stream<Arguments> nodes() {
+    return Stream.of(
+            new Row(
+                "RHEL 8.10: nft only",
+                HostFixture::rhel810,
+                UNAVAILABLE,
+                AVAILABLE,
+                Map.of(
+                    "os", "rhel 8.10",
+                    "osName", "Red Hat Enterprise Linux 8.10 (Ootpa)",
+                    "kernel", RHEL_KERNEL,
+                    "loadedModules", "nf_tables,nft_chain_nat,nft_compat,nf_nat,nf_conntrack",
+                    "installedModules", "x_tables,ip_tables,iptable_nat",
+                    "missingModules", "ip_tables,iptable_nat",
+                    "hostIptables", "nft",
+                    "hostIptablesLink", "/usr/sbin/iptables -> xtables-nft-multi",
+                    "hostBinaries", "iptables,iptables-save",
+                    "selinux", "enforcing (configured in /etc/selinux/config)"),
+                "`modprobe ip_tables iptable_nat` on the node",
+                "nf_tables is loaded"),
+            new Row(
+                "CentOS 7: legacy only",
+                HostFixture::centos7,
+                AVAILABLE,
+                UNAVAILABLE,
+                Map.of(
+                    "os", "centos 7",
+                    "kernel", CENTOS7_KERNEL,
+                    "loadedModules", "x_tables,ip_tables,iptable_filter,iptable_nat,nf_nat",
+                    "missingModules", "nf_tables",
+                    "hostIptables", "legacy",
+                    "hostIptablesLink", "/usr/sbin/iptables -> xtables-multi",
+                    "hostBinaries", "iptables,iptables-save",
+                    "selinux", "not present (no /sys/fs/selinux/enforce, no /etc/selinux/config)"),
+                "ip_tables and iptable_nat are loaded",
+                "nf_tables is neither loaded, built in, nor in the module tree of kernel "
+                    + CENTOS7_KERNEL),
+            new Row(
+                "Ubuntu 22.04: both",
+                HostFixture::ubuntu2204,
+                AVAILABLE,
+                AVAILABLE,
+                Map.of(
+                    "os",
+                    "ubuntu 22.04",
+                    "kernel",
+                    UBUNTU_KERNEL,
+                    "loadedModules",
+                    "x_tables,ip_tables,iptable_nat,nf_tables,nft_chain_nat,nf_nat,xt_REDIRECT,"
+                        + "br_netfilter",
+                    "missingModules",
+                    "",
+                    "hostIptables",
+                    "nft",
+                    "hostIptablesLink",
+                    "/usr/sbin/iptables -> /etc/alternatives/iptables,"
+                        + " /etc/alternatives/iptables -> /usr/sbin/iptables-nft,"
+                        + " /usr/sbin/iptables-nft -> xtables-nft-multi",
+                    "hostBinaries",
+                    "iptables,iptables-legacy,iptables-legacy-save,iptables-nft,"
+                        + "iptables-nft-save,iptables-save"),
+                "ip_tables and iptable_nat are loaded",
+                "nf_tables is loaded"),
+            new Row(
+                "kernel with neither nat module",
+                r ->
+                    new HostFixture(r)
+                        .osRelease("flatcar", "3815.2.0", "Flatcar Container Linux 3815.2.0")
+                        .kernel("6.1.0-minimal")
+                        .loaded("overlay", "veth")
+                        .tree("6.1.0-minimal", "overlay", "veth", "bridge")
+                        .builtin("6.1.0-minimal", "unix")
+                        .mergedUsr(),
+                UNAVAILABLE,
+                UNAVAILABLE,
+                Map.of(
+                    "os", "flatcar 3815.2.0",
+                    "loadedModules", "",
+                    "builtinModules", "",
+                    "installedModules", "",
+                    "missingModules", "ip_tables,iptable_nat,nf_tables",
+                    "hostIptables", "absent",
+                    "hostIptablesLink", "no iptables in /usr/sbin or /sbin",
+                    "hostBinaries", ""),
+                "ip_tables, iptable_nat are not in the module tree either",
+                "nf_tables is neither loaded, built in, nor in the module tree"),
+            new Row(
+                "Debian 12 with nothing loaded: nft autoloads, legacy needs modprobe",
+                r ->
+                    new HostFixture(r)
+                        .osRelease("debian", "12", "Debian GNU/Linux 12 (bookworm)")
+                        .kernel("6.1.0-18-amd64")
+                        .loaded("overlay")
+                        .tree("6.1.0-18-amd64", "ip_tables", "iptable_nat", "nf_tables")
+                        .builtin("6.1.0-18-amd64", "unix")
+                        .mergedUsr()
+                        .ubuntuIptables(),
+                UNAVAILABLE,
+                AVAILABLE,
+                Map.of(
+                    "loadedModules", "",
+                    "installedModules", "ip_tables,iptable_nat,nf_tables",
+                    "missingModules", "ip_tables,iptable_nat",
+                    "hostIptables", "nft"),
+                "a pod's init container cannot load kernel modules (\"iptables who? (do you need"
+                    + " to insmod?)\")",
+                "autoloaded on first use"),
+            new Row(
+                "everything built into the kernel",
+                r ->
+                    new HostFixture(r)
+                        .osRelease("talos", "1.7.0", "Talos (v1.7.0)")
+                        .kernel("6.6.29-talos")
+                        .loaded()
+                        .tree("6.6.29-talos")
+                        .builtin(
+                            "6.6.29-talos", "x_tables", "ip_tables", "iptable_nat", "nf_tables")
+                        .mergedUsr()
+                        .binary("/usr/sbin/xtables-legacy-multi")
+                        .link("/usr/sbin/iptables", "xtables-legacy-multi"),
+                AVAILABLE,
+                AVAILABLE,
+                Map.of(
+                    "builtinModules", "x_tables,ip_tables,iptable_nat,nf_tables",
+                    "missingModules", "",
+                    "hostIptables", "legacy",
+                    "hostBinaries", "iptables"),
+                "loaded or built in",
+                "nf_tables is built into kernel 6.6.29-talos"))
+        .map(Arguments::of);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("nodes")
+  void measuresKernelAndIptables(Row row) {
+    ProbeReport report = probe(row.node().apply(root));
+
+    assertThat(verdict(report, IPTABLES_LEGACY)).isEqualTo(row.legacy());
+    assertThat(verdict(report, IPTABLES_NFT)).isEqualTo(row.nft());
+    assertThat(facts(report)).containsAllEntriesOf(row.facts());
+    assertThat(facts(report).get("reason.iptables-legacy")).contains(row.legacyReason());
+    assertThat(facts(report).get("reason.iptables-nft")).contains(row.nftReason());
+    // these fixtures have no CNI config dir: the cni verdict must say so rather than guess
+    assertThat(verdict(report, CNI)).isEqualTo(UNKNOWN);
+    assertThat(facts(report).get("reason.cni")).contains("/etc/cni/net.d does not exist");
+    assertThat(report.status().capabilities()).doesNotContainKey(CapabilityKey.NATIVE_SIDECAR);
+    assertThat(report.findings())
+        .anySatisfy(f -> assertThat(f).startsWith("iptables-legacy: " + row.legacy().id()));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("nodes")
+  void statusSurvivesTheRoundTripTheRegistryReads(Row row) {
+    NodeCapabilityStatus status = probe(row.node().apply(root)).status();
+
+    NodeCapabilityStatus back = NodeCapabilityStatus.fromMap(status.toMap());
+
+    assertThat(back.capabilities()).isEqualTo(status.capabilities());
+    assertThat(back.facts()).isEqualTo(status.facts()).containsAllEntriesOf(row.facts());
+    assertThat(back.observedAt()).isEqualTo(NOW);
+  }
+
+  @org.junit.jupiter.api.Test
+  void rendersTheNodeCapabilityObject() {
+    ProbeReport report = probe(HostFixture.rhel810(root));
+
+    Map<String, Object> resource = report.toResource("rhel-1");
+
+    assertThat(resource)
+        .containsEntry("apiVersion", "mesh-injector.io/v1alpha1")
+        .containsEntry("kind", "NodeCapability")
+        .containsEntry("metadata", Map.of("name", "rhel-1"));
+    @SuppressWarnings("unchecked")
+    Map<String, Object> status = (Map<String, Object>) resource.get("status");
+    assertThat(status)
+        .containsEntry("observedAt", "2026-11-20T10:00:00Z")
+        .containsEntry(
+            "capabilities",
+            Map.of(
+                "iptables-legacy", "unavailable", "iptables-nft", "available", "cni", "unknown"));
+    assertThat(status.get("facts"))
+        .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
+        .containsEntry("hostIptables", "nft")
+        .containsEntry("missingModules", "ip_tables,iptable_nat");
+  }
+}

@@ -1,0 +1,281 @@
+package io.meshinjector.chart;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.marcnuri.helm.Helm;
+import com.marcnuri.helm.LintResult;
+import com.marcnuri.helm.TemplateCommand;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.UnaryOperator;
+import java.util.stream.StreamSupport;
+import org.junit.jupiter.api.Test;
+
+/** The chart's probe pieces as Kubernetes will receive them, rendered by Helm itself. */
+class ProbeChartTest {
+  static final Path CHART = chart();
+  static final String NS = "mesh-system";
+  static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+
+  /** The exact host paths the probe reads (HostProbe), and nothing else. */
+  static final Set<String> PROBE_PATHS =
+      Set.of(
+          "/etc/os-release",
+          "/proc/modules",
+          "/proc/sys/kernel/osrelease",
+          "/lib/modules",
+          "/usr/sbin",
+          "/sbin",
+          "/etc/alternatives",
+          "/etc/cni",
+          "/opt/cni/bin",
+          "/etc/containerd",
+          "/etc/crio",
+          "/etc/selinux");
+
+  private static Path chart() {
+    for (Path p : List.of(Path.of("../helm/mesh-injector"), Path.of("helm/mesh-injector"))) {
+      if (Files.isRegularFile(p.resolve("Chart.yaml"))) {
+        return p.toAbsolutePath().normalize();
+      }
+    }
+    throw new IllegalStateException(
+        "chart helm/mesh-injector not found from " + Path.of("").toAbsolutePath());
+  }
+
+  static List<JsonNode> render(UnaryOperator<TemplateCommand> options) throws IOException {
+    String out =
+        options
+            .apply(
+                new Helm(CHART)
+                    .template()
+                    .withName("mi")
+                    .withNamespace(NS)
+                    .withKubeVersion("1.31.0"))
+            .call();
+    List<JsonNode> docs = new ArrayList<>();
+    try (var it = YAML.readerFor(JsonNode.class).<JsonNode>readValues(out)) {
+      while (it.hasNext()) {
+        JsonNode doc = it.next();
+        if (doc != null && doc.isObject() && doc.has("kind")) {
+          docs.add(doc);
+        }
+      }
+    }
+    return docs;
+  }
+
+  static JsonNode find(List<JsonNode> docs, String kind, String name) {
+    return docs.stream()
+        .filter(d -> d.path("kind").asText().equals(kind))
+        .filter(d -> d.path("metadata").path("name").asText().equals(name))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no " + kind + " " + name + " in " + names(docs)));
+  }
+
+  static List<String> names(List<JsonNode> docs) {
+    return docs.stream()
+        .map(d -> d.path("kind").asText() + "/" + d.path("metadata").path("name").asText())
+        .toList();
+  }
+
+  static List<String> texts(JsonNode array) {
+    return StreamSupport.stream(array.spliterator(), false).map(JsonNode::asText).toList();
+  }
+
+  @Test
+  void lintsClean() {
+    LintResult result = new Helm(CHART).lint().strict().call();
+
+    assertThat(result.isFailed()).as(String.join("\n", result.getMessages())).isFalse();
+  }
+
+  @Test
+  void defaultsRenderTheCrdTheProbeAndItsRbacButNoNodePrep() throws IOException {
+    List<JsonNode> docs = render(t -> t);
+
+    assertThat(names(docs))
+        .containsExactlyInAnyOrder(
+            "CustomResourceDefinition/nodecapabilities.mesh-injector.io",
+            "ServiceAccount/mi-mesh-injector-probe",
+            "ClusterRole/mi-mesh-injector-probe",
+            "ClusterRoleBinding/mi-mesh-injector-probe",
+            "DaemonSet/mi-mesh-injector-probe");
+  }
+
+  @Test
+  void crdMatchesTheArchitecture() throws IOException {
+    JsonNode crd =
+        find(render(t -> t), "CustomResourceDefinition", "nodecapabilities.mesh-injector.io");
+
+    JsonNode spec = crd.path("spec");
+    assertThat(spec.path("group").asText()).isEqualTo("mesh-injector.io");
+    assertThat(spec.path("scope").asText()).isEqualTo("Cluster");
+    assertThat(spec.path("names").path("kind").asText()).isEqualTo("NodeCapability");
+    assertThat(crd.path("metadata").path("annotations").path("helm.sh/resource-policy").asText())
+        .isEqualTo("keep");
+    JsonNode v = spec.path("versions").get(0);
+    assertThat(v.path("name").asText()).isEqualTo("v1alpha1");
+    assertThat(v.path("storage").asBoolean()).isTrue();
+    assertThat(v.path("subresources").has("status")).isTrue();
+    assertThat(v.path("additionalPrinterColumns").findValuesAsText("name"))
+        .containsExactly("Legacy", "NFT", "CNI", "Observed", "Age");
+    assertThat(v.path("additionalPrinterColumns").findValuesAsText("jsonPath"))
+        .contains(
+            ".status.capabilities.iptables-legacy",
+            ".status.capabilities.iptables-nft",
+            ".status.capabilities.cni",
+            ".metadata.creationTimestamp");
+    JsonNode status = v.at("/schema/openAPIV3Schema/properties/status/properties");
+    assertThat(status.at("/observedAt/format").asText()).isEqualTo("date-time");
+    JsonNode caps = status.at("/capabilities/properties");
+    assertThat(texts(caps.at("/iptables-legacy/enum")))
+        .containsExactly("available", "unavailable", "unknown");
+    assertThat(texts(caps.at("/iptables-nft/enum")))
+        .containsExactly("available", "unavailable", "unknown");
+    assertThat(texts(caps.at("/cni/enum"))).containsExactly("ready", "absent", "unknown");
+    assertThat(texts(caps.at("/native-sidecar/enum")))
+        .containsExactly("supported", "unsupported", "unknown");
+    assertThat(status.at("/facts/additionalProperties/type").asText()).isEqualTo("string");
+  }
+
+  @Test
+  void crdCanBeLeftToSomeoneElse() throws IOException {
+    assertThat(names(render(t -> t.set("installCRDs", false))))
+        .noneMatch(n -> n.startsWith("CustomResourceDefinition/"));
+  }
+
+  @Test
+  void probeRunsEverywhereReadOnlyAndUnprivileged() throws IOException {
+    JsonNode ds = find(render(t -> t), "DaemonSet", "mi-mesh-injector-probe");
+    JsonNode pod = ds.at("/spec/template/spec");
+    JsonNode container = pod.path("containers").get(0);
+
+    assertThat(ds.at("/metadata/namespace").asText()).isEqualTo(NS);
+    assertThat(YAML.convertValue(pod.path("tolerations"), List.class))
+        .isEqualTo(List.of(Map.of("operator", "Exists")));
+    assertThat(pod.path("serviceAccountName").asText()).isEqualTo("mi-mesh-injector-probe");
+    assertThat(pod.path("hostNetwork").asBoolean(false)).isFalse();
+    assertThat(pod.path("hostPID").asBoolean(false)).isFalse();
+    assertThat(pod.at("/securityContext/runAsNonRoot").asBoolean()).isTrue();
+    assertThat(container.at("/securityContext/privileged").asBoolean()).isFalse();
+    assertThat(container.at("/securityContext/allowPrivilegeEscalation").asBoolean()).isFalse();
+    assertThat(container.at("/securityContext/readOnlyRootFilesystem").asBoolean()).isTrue();
+    assertThat(texts(container.at("/securityContext/capabilities/drop"))).containsExactly("ALL");
+    assertThat(container.at("/resources/limits/memory").asText()).isEqualTo("192Mi");
+    assertThat(container.at("/resources/requests/cpu").asText()).isEqualTo("10m");
+
+    List<String> command = new ArrayList<>(texts(container.path("command")));
+    command.addAll(texts(container.path("args")));
+    assertThat(String.join(" ", command))
+        .startsWith("java -jar /app/mesh-injector.jar probe --node $(NODE_NAME) --host-root /host")
+        .contains("--interval 5m")
+        .contains("--cni-plugin linkerd-cni");
+    JsonNode nodeName = container.path("env").get(0);
+    assertThat(nodeName.path("name").asText()).isEqualTo("NODE_NAME");
+    assertThat(nodeName.at("/valueFrom/fieldRef/fieldPath").asText()).isEqualTo("spec.nodeName");
+
+    Map<String, String> hostPathByVolume = new java.util.HashMap<>();
+    for (JsonNode vol : pod.path("volumes")) {
+      if (vol.has("hostPath")) {
+        hostPathByVolume.put(vol.path("name").asText(), vol.at("/hostPath/path").asText());
+      }
+    }
+    assertThat(new TreeSet<>(hostPathByVolume.values())).isEqualTo(new TreeSet<>(PROBE_PATHS));
+    Set<String> mounted = new TreeSet<>();
+    for (JsonNode m : container.path("volumeMounts")) {
+      String host = hostPathByVolume.get(m.path("name").asText());
+      if (host != null) {
+        assertThat(m.path("readOnly").asBoolean()).as(host + " is mounted read-only").isTrue();
+        assertThat(m.path("mountPath").asText()).isEqualTo("/host" + host);
+        mounted.add(host);
+      }
+    }
+    assertThat(mounted).isEqualTo(new TreeSet<>(PROBE_PATHS));
+  }
+
+  @Test
+  void selinuxfsAndExtraPathsAreOptIn() throws IOException {
+    JsonNode ds =
+        find(
+            render(
+                t ->
+                    t.set("probe.mountSelinuxfs", true)
+                        .set("probe.extraHostPaths[0].path", "/usr/libexec/cni")),
+            "DaemonSet",
+            "mi-mesh-injector-probe");
+
+    List<String> paths = ds.at("/spec/template/spec/volumes").findValuesAsText("path");
+    assertThat(paths).contains("/sys/fs/selinux", "/usr/libexec/cni").containsAll(PROBE_PATHS);
+    assertThat(ds.at("/spec/template/spec/containers/0/volumeMounts").findValuesAsText("mountPath"))
+        .contains("/host/sys/fs/selinux", "/host/usr/libexec/cni");
+  }
+
+  @Test
+  void rbacIsLimitedToNodeCapabilities() throws IOException {
+    List<JsonNode> docs = render(t -> t);
+    JsonNode role = find(docs, "ClusterRole", "mi-mesh-injector-probe");
+    JsonNode binding = find(docs, "ClusterRoleBinding", "mi-mesh-injector-probe");
+
+    assertThat(role.path("rules")).hasSize(1);
+    JsonNode rule = role.path("rules").get(0);
+    assertThat(texts(rule.path("apiGroups"))).containsExactly("mesh-injector.io");
+    assertThat(texts(rule.path("resources")))
+        .containsExactlyInAnyOrder("nodecapabilities", "nodecapabilities/status");
+    assertThat(texts(rule.path("verbs")))
+        .containsExactlyInAnyOrder("get", "list", "watch", "create", "patch", "update");
+    assertThat(rule.has("resourceNames")).isFalse();
+    assertThat(binding.at("/roleRef/name").asText()).isEqualTo("mi-mesh-injector-probe");
+    assertThat(binding.at("/subjects/0/name").asText()).isEqualTo("mi-mesh-injector-probe");
+    assertThat(binding.at("/subjects/0/namespace").asText()).isEqualTo(NS);
+  }
+
+  @Test
+  void nodePrepLoadsTheChosenModeModulesPrivileged() throws IOException {
+    JsonNode legacy =
+        find(
+            render(t -> t.set("nodePrep.enabled", true)),
+            "DaemonSet",
+            "mi-mesh-injector-node-prep");
+    JsonNode nft =
+        find(
+            render(t -> t.set("nodePrep.enabled", true).set("nodePrep.mode", "nft")),
+            "DaemonSet",
+            "mi-mesh-injector-node-prep");
+
+    JsonNode init = legacy.at("/spec/template/spec/initContainers/0");
+    assertThat(init.at("/securityContext/privileged").asBoolean()).isTrue();
+    assertThat(init.at("/volumeMounts/0/mountPath").asText()).isEqualTo("/host");
+    assertThat(init.at("/volumeMounts/0/readOnly").asBoolean()).isTrue();
+    assertThat(init.at("/args/0").asText())
+        .contains("chroot /host modprobe -v \"$m\"")
+        .contains("for m in ip_tables iptable_nat iptable_filter");
+    assertThat(nft.at("/spec/template/spec/initContainers/0/args/0").asText())
+        .contains("for m in nf_tables nft_chain_nat nft_compat")
+        .doesNotContain("ip_tables");
+    assertThat(legacy.at("/spec/template/spec/automountServiceAccountToken").asBoolean(true))
+        .isFalse();
+    assertThat(
+            legacy
+                .at("/spec/template/spec/containers/0/securityContext/privileged")
+                .asBoolean(false))
+        .isFalse();
+  }
+
+  @Test
+  void nodePrepRefusesAnUnknownMode() {
+    assertThatThrownBy(
+            () -> render(t -> t.set("nodePrep.enabled", true).set("nodePrep.mode", "plain")))
+        .hasMessageContaining("nodePrep.mode must be one of legacy, nft, got \"plain\"");
+  }
+}

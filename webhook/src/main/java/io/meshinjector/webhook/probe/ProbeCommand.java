@@ -1,0 +1,187 @@
+package io.meshinjector.webhook.probe;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.meshinjector.engine.probe.HostProbe;
+import io.meshinjector.engine.probe.ProbeOptions;
+import io.meshinjector.engine.probe.ProbeReport;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.function.Supplier;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code probe --node NAME [--host-root DIR] [--dry-run] [-o yaml|json] [--interval DURATION]}:
+ * measures this node from its mounted file system and writes the node's {@code NodeCapability}.
+ *
+ * <p>Plain picocli without Spring, so the DaemonSet pod on every node starts fast and small.
+ */
+@Command(
+    name = "probe",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Measure this node's iptables backends, kernel modules and mesh CNI, and report them as"
+          + " its NodeCapability.",
+      "Without --dry-run it server-side-applies the status every --interval (0: once)."
+    })
+public final class ProbeCommand implements Callable<Integer> {
+
+  /** Output format of {@code --dry-run}. */
+  public enum Format {
+    yaml,
+    json
+  }
+
+  @Option(names = "--node", required = true, description = "The node's name (NodeCapability name).")
+  String node;
+
+  @Option(
+      names = "--host-root",
+      defaultValue = "/host",
+      description = "Where the node's file system is mounted (default: ${DEFAULT-VALUE}).")
+  Path hostRoot;
+
+  @Option(names = "--dry-run", description = "Print the NodeCapability instead of writing it.")
+  boolean dryRun;
+
+  @Option(
+      names = {"-o", "--output"},
+      defaultValue = "yaml",
+      description = "Format of --dry-run: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
+  Format output;
+
+  @Option(
+      names = "--interval",
+      defaultValue = "5m",
+      converter = DurationConverter.class,
+      description =
+          "How often to measure and write, e.g. 30s, 5m, 1h or PT5M; 0 writes once and exits"
+              + " (default: ${DEFAULT-VALUE}).")
+  Duration interval;
+
+  @Option(
+      names = "--cni-plugin",
+      defaultValue = ProbeOptions.LINKERD_CNI,
+      description = "The mesh CNI plugin's type in the conflist (default: ${DEFAULT-VALUE}).")
+  String cniPlugin;
+
+  @Spec CommandLine.Model.CommandSpec spec;
+
+  private final Supplier<KubernetesClient> clients;
+  private final Clock clock;
+  private final Sleeper sleeper;
+
+  /** Sleeps between runs; returns false to stop (tests, shutdown). */
+  @FunctionalInterface
+  interface Sleeper {
+    boolean sleep(Duration d) throws InterruptedException;
+  }
+
+  public ProbeCommand() {
+    this(() -> new KubernetesClientBuilder().build(), Clock.systemUTC(), ProbeCommand::sleep);
+  }
+
+  ProbeCommand(Supplier<KubernetesClient> clients, Clock clock, Sleeper sleeper) {
+    this.clients = clients;
+    this.clock = clock;
+    this.sleeper = sleeper;
+  }
+
+  private static boolean sleep(Duration d) throws InterruptedException {
+    Thread.sleep(d.toMillis());
+    return true;
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    HostProbe probe = new HostProbe(hostRoot, ProbeOptions.defaults().withCniPluginType(cniPlugin));
+    if (dryRun) {
+      ProbeReport report = probe.probe(clock.instant());
+      out.print(render(report.toResource(node), output));
+      out.flush();
+      return 0;
+    }
+    try (KubernetesClient client = clients.get()) {
+      NodeCapabilityWriter writer = new NodeCapabilityWriter(client);
+      boolean once = interval.isZero();
+      while (true) {
+        ProbeReport report = probe.probe(clock.instant());
+        report.findings().forEach(f -> err.println("probe " + node + ": " + f));
+        try {
+          NodeCapabilityWriter.Method how = writer.write(node, report);
+          err.println("probe " + node + ": wrote NodeCapability status (" + how + ")");
+        } catch (RuntimeException e) {
+          // keep the pod running: the next interval retries, and a crash-looping DaemonSet would
+          // only add noise to a node that is already misbehaving
+          err.println("probe " + node + ": writing NodeCapability failed: " + e.getMessage());
+          if (once) {
+            err.flush();
+            return 1;
+          }
+        }
+        err.flush();
+        if (once || !sleeper.sleep(interval)) {
+          return 0;
+        }
+      }
+    }
+  }
+
+  static String render(Object resource, Format format) throws Exception {
+    ObjectMapper mapper =
+        format == Format.json
+            ? new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
+            : new ObjectMapper(
+                new YAMLFactory()
+                    .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
+                    .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
+                    .enable(YAMLGenerator.Feature.ALWAYS_QUOTE_NUMBERS_AS_STRINGS));
+    String text = mapper.writeValueAsString(resource);
+    return text.endsWith("\n") ? text : text + "\n";
+  }
+
+  /** {@code 30s}, {@code 5m}, {@code 1h}, {@code 250ms}, plain seconds, or ISO-8601. */
+  static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
+    @Override
+    public Duration convert(String value) {
+      String v = value.strip().toLowerCase(Locale.ROOT);
+      try {
+        Duration d;
+        if (v.startsWith("p")) {
+          d = Duration.parse(v.toUpperCase(Locale.ROOT));
+        } else if (v.endsWith("ms")) {
+          d = Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2)));
+        } else if (v.endsWith("s")) {
+          d = Duration.ofSeconds(Long.parseLong(v.substring(0, v.length() - 1)));
+        } else if (v.endsWith("m")) {
+          d = Duration.ofMinutes(Long.parseLong(v.substring(0, v.length() - 1)));
+        } else if (v.endsWith("h")) {
+          d = Duration.ofHours(Long.parseLong(v.substring(0, v.length() - 1)));
+        } else {
+          d = Duration.ofSeconds(Long.parseLong(v));
+        }
+        if (d.isNegative()) {
+          throw new CommandLine.TypeConversionException("'" + value + "' is negative");
+        }
+        return d;
+      } catch (NumberFormatException | DateTimeParseException e) {
+        throw new CommandLine.TypeConversionException(
+            "'" + value + "' is not a duration (e.g. 30s, 5m, 1h, PT5M)");
+      }
+    }
+  }
+}
