@@ -4,8 +4,8 @@ import io.meshinjector.webhook.cli.CertsCommand;
 import io.meshinjector.webhook.cli.ExitCodes;
 import io.meshinjector.webhook.cli.ExplainCommand;
 import io.meshinjector.webhook.cli.InjectCommand;
-import io.meshinjector.webhook.cli.ProbePlaceholder;
 import io.meshinjector.webhook.cli.ServeCommand;
+import io.meshinjector.webhook.probe.ProbeCommand;
 import java.util.Arrays;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -26,7 +26,7 @@ import picocli.CommandLine.Command;
       ServeCommand.class,
       InjectCommand.class,
       ExplainCommand.class,
-      ProbePlaceholder.class,
+      ProbeCommand.class,
       CertsCommand.class,
       CommandLine.HelpCommand.class
     },

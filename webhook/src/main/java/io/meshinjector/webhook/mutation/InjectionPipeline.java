@@ -4,10 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.zjsonpatch.JsonDiff;
 import io.meshinjector.engine.RuleEngine;
 import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.decision.Decision;
+import io.meshinjector.templates.JsonPatches;
 import java.util.Objects;
 
 /**
@@ -56,14 +56,12 @@ public final class InjectionPipeline {
      * has, it diffs the received tree instead, so the patch always applies.
      */
     static ArrayNode between(ObjectMapper mapper, JsonNode original, Pod pod, Pod rendered) {
-      JsonNode before = mapper.valueToTree(pod);
-      JsonNode after = mapper.valueToTree(rendered);
-      JsonNode patch = JsonDiff.asJson(before, after);
+      ArrayNode patch = JsonPatches.diff(pod, rendered).patch();
       try {
         io.fabric8.zjsonpatch.JsonPatch.apply(patch, original);
-        return (ArrayNode) patch;
+        return patch;
       } catch (RuntimeException e) {
-        return (ArrayNode) JsonDiff.asJson(original, after);
+        return JsonPatches.diff(original, mapper.valueToTree(rendered)).patch();
       }
     }
   }

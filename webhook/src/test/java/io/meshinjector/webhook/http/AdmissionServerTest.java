@@ -151,9 +151,20 @@ class AdmissionServerTest {
                 .getJsonObject("annotations")
                 .getString("mesh-injector.io/decision"))
         .isEqualTo("init/nft native-sidecar await");
-    // the app container is still there and unchanged
-    assertThat(pod.getJsonObject("spec").getJsonArray("containers").toString())
-        .contains("ghcr.io/example/checkout:1.4.2");
+    // init/nft as a native sidecar: the iptables init container in nft mode, then the proxy
+    // with restartPolicy Always, and the app container as it was
+    var inits = pod.getJsonObject("spec").getJsonArray("initContainers");
+    assertThat(inits).hasSize(2);
+    assertThat(inits.getJsonObject(0).getString("name")).isEqualTo("linkerd-init");
+    assertThat(inits.getJsonObject(0).getJsonArray("args").toString()).contains("\"iptables-nft\"");
+    assertThat(inits.getJsonObject(1).getString("name")).isEqualTo("linkerd-proxy");
+    assertThat(inits.getJsonObject(1).getString("restartPolicy")).isEqualTo("Always");
+    assertThat(inits.getJsonObject(1).getJsonObject("lifecycle").getJsonObject("postStart"))
+        .isNotNull();
+    var containers = pod.getJsonObject("spec").getJsonArray("containers");
+    assertThat(containers).hasSize(1);
+    assertThat(Reviews.JSON.readTree(containers.getJsonObject(0).toString()))
+        .isEqualTo(review.path("request").path("object").path("spec").path("containers").get(0));
   }
 
   @Test

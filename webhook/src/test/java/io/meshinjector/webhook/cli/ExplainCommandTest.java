@@ -1,0 +1,103 @@
+package io.meshinjector.webhook.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.meshinjector.webhook.manifest.Manifests;
+import io.meshinjector.webhook.support.Cli;
+import io.meshinjector.webhook.support.Reviews;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ExplainCommandTest {
+  static final String CLUSTER = Reviews.example("cluster.yaml").toString();
+  static final String DEPLOYMENTS = Reviews.example("deployment.yaml").toString();
+
+  @Test
+  void jsonHasTheArchitecturesFieldsOneObjectPerTemplateInInputOrder() throws Exception {
+    Cli.Run run = Cli.run("explain", "-f", DEPLOYMENTS, "--cluster", CLUSTER, "-o", "json");
+
+    assertThat(run.code()).as(run.err()).isZero();
+    JsonNode array = Manifests.json().readTree(run.out());
+    assertThat(array.isArray()).isTrue();
+    assertThat(array).hasSize(3);
+    for (JsonNode o : array) {
+      List<String> fields = new ArrayList<>();
+      o.fieldNames().forEachRemaining(fields::add);
+      assertThat(fields)
+          .containsExactly(
+              "workload",
+              "inject",
+              "rejected",
+              "reason",
+              "redirect",
+              "iptablesMode",
+              "proxy",
+              "proxyAwait",
+              "candidateNodes",
+              "candidateCount",
+              "nodeConstraint",
+              "warnings",
+              "trace");
+    }
+    JsonNode web = array.get(0);
+    JsonNode checkout = array.get(1);
+    JsonNode payments = array.get(2);
+    assertThat(web.path("workload").asText()).isEqualTo("shop/Deployment/web");
+    assertThat(web.path("candidateCount").asInt()).isEqualTo(5);
+    assertThat(web.path("nodeConstraint").path("matchExpressions").get(0).path("key").asText())
+        .isEqualTo("capability.mesh-injector.io/iptables-nft");
+    assertThat(web.path("warnings")).isNotEmpty();
+
+    assertThat(checkout.path("workload").asText()).isEqualTo("shop/Deployment/checkout");
+    assertThat(checkout.path("inject").asBoolean()).isTrue();
+    assertThat(checkout.path("rejected").asBoolean()).isFalse();
+    assertThat(checkout.path("reason").isNull()).isTrue();
+    assertThat(checkout.path("redirect").asText()).isEqualTo("init");
+    assertThat(checkout.path("iptablesMode").asText()).isEqualTo("nft");
+    assertThat(checkout.path("proxy").asText()).isEqualTo("native-sidecar");
+    assertThat(checkout.path("proxyAwait").asBoolean()).isTrue();
+    assertThat(checkout.path("candidateNodes").toString()).isEqualTo("[\"rhel-1\",\"rhel-2\"]");
+    assertThat(checkout.path("nodeConstraint").isNull()).isTrue();
+    assertThat(checkout.path("trace")).isNotEmpty();
+
+    assertThat(payments.path("redirect").asText()).isEqualTo("cni");
+    assertThat(payments.path("iptablesMode").isNull()).isTrue();
+    assertThat(payments.path("nodeConstraint").toString())
+        .isEqualTo(
+            "{\"matchExpressions\":[{\"key\":\"capability.mesh-injector.io/cni\","
+                + "\"operator\":\"In\",\"values\":[\"ready\"]}]}");
+  }
+
+  @Test
+  void textIsATableAndVerboseAddsTheTrace() {
+    Cli.Run run = Cli.run("explain", "-f", DEPLOYMENTS, "--cluster", CLUSTER);
+
+    assertThat(run.code()).as(run.err()).isZero();
+    List<String> lines = run.out().lines().toList();
+    assertThat(lines.get(0))
+        .startsWith("WORKLOAD")
+        .contains("PATH", "MODE", "PROXY", "AWAIT", "CLASSES", "CONSTRAINT");
+    assertThat(lines.get(2))
+        .matches("shop/Deployment/checkout +inject +init +nft +native-sidecar +yes +2 +1 +-");
+    assertThat(run.out()).contains("node classes:").doesNotContain("trace:");
+
+    Cli.Run verbose = Cli.run("explain", "-f", DEPLOYMENTS, "--cluster", CLUSTER, "-v");
+    assertThat(verbose.out()).contains("trace:").contains("choice: init/nft works on every");
+  }
+
+  @Test
+  void aRefusedPodIsExitStatus3WithTheReason() throws Exception {
+    String refused = InjectCommandTest.manifest("refused.yaml").toString();
+    Cli.Run run = Cli.run("explain", "-f", refused, "--cluster", CLUSTER, "-o", "json");
+
+    assertThat(run.code()).isEqualTo(ExitCodes.REFUSED);
+    JsonNode bad = Manifests.json().readTree(run.out()).get(0);
+    assertThat(bad.path("rejected").asBoolean()).isTrue();
+    assertThat(bad.path("inject").asBoolean()).isFalse();
+    assertThat(bad.path("reason").asText()).contains("mesh-injector.io/redirect");
+    assertThat(bad.path("redirect").isNull()).isTrue();
+    assertThat(bad.path("proxy").isNull()).isTrue();
+  }
+}
