@@ -1,6 +1,7 @@
 package io.meshinjector.webhook.cli;
 
 import io.meshinjector.certs.CertDirectory;
+import io.meshinjector.certs.KeyType;
 import io.meshinjector.certs.WriteResult;
 import java.nio.file.Path;
 import java.util.List;
@@ -42,12 +43,22 @@ public final class CertsCommand implements Callable<Integer> {
   @Option(names = "--force", description = "Replace a valid set.")
   boolean force;
 
+  @Option(
+      names = "--key-type",
+      defaultValue = "ec-p256",
+      paramLabel = "TYPE",
+      description = "ec-p256, rsa-2048 or rsa-3072 (default: ${DEFAULT-VALUE}).")
+  String keyType;
+
   @Spec CommandSpec spec;
 
   @Override
   public Integer call() {
-    WriteResult result = CertDirectory.writeSet(out, dns, days, force);
+    WriteResult result =
+        CertDirectory.writeSet(
+            out, dns, days, force, KeyType.parse(keyType), java.time.Clock.systemUTC());
     if (result instanceof WriteResult.RefusedValid) {
+      // a script that meant to rotate must notice that nothing changed
       spec.commandLine().getErr().println(result.message());
       return ExitCodes.INPUT;
     }

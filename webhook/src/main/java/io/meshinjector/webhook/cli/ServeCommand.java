@@ -9,6 +9,7 @@ import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.webhook.config.WebhookSettings;
 import io.meshinjector.webhook.server.ServerPorts;
 import io.meshinjector.webhook.server.WebhookServer;
+import io.meshinjector.webhook.tls.TlsSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -80,9 +81,12 @@ public final class ServeCommand implements Callable<Integer> {
     List<Path> files = sources.clusterFiles();
     InMemoryClusterView view = sources.view(config);
     CertDirectory certs = new CertDirectory(tlsDir);
+    List<String> selfSigned =
+        TlsSettings.selfSignedNames(
+            config, settings.selfSignedNames(), System.getenv("POD_NAMESPACE"));
     EnsureResult tls =
         certs.ensure(
-            SubjectNames.of(settings.selfSignedNames()),
+            SubjectNames.of(selfSigned),
             Duration.ofDays(settings.selfSignedDays()),
             KeyType.defaultType());
     context =
@@ -94,7 +98,7 @@ public final class ServeCommand implements Callable<Integer> {
           "{} held no certificate: wrote a self-signed CA (ca.crt) and a serving certificate for"
               + " {}",
           tlsDir,
-          settings.selfSignedNames());
+          selfSigned);
     } else if (tls instanceof EnsureResult.Existing existing) {
       existing.validation().problems().forEach(p -> log.warn("{}/tls.crt: {}", tlsDir, p));
       existing.validation().warnings().forEach(w -> log.warn("{}/tls.crt: {}", tlsDir, w));

@@ -83,6 +83,8 @@ public record WebhookSettings(
             s.duration("tlsReloadQuietPeriod"),
             s.strings("selfSignedNames"),
             s.integer("selfSignedDays"));
+    // bound by io.meshinjector.webhook.tls.TlsSettings
+    s.skip("tls");
     s.done();
     return settings;
   }

@@ -11,6 +11,7 @@ import io.meshinjector.webhook.http.HealthController;
 import io.meshinjector.webhook.metrics.AdmissionMetrics;
 import io.meshinjector.webhook.mutation.InjectionPipeline;
 import io.meshinjector.webhook.mutation.Mutators;
+import io.meshinjector.webhook.tls.TlsConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import org.springframework.boot.SpringBootConfiguration;
@@ -24,7 +25,7 @@ import org.springframework.context.annotation.Import;
  */
 @SpringBootConfiguration(proxyBeanMethods = false)
 @EnableAutoConfiguration
-@Import({AdmissionController.class, HealthController.class})
+@Import({AdmissionController.class, HealthController.class, TlsConfiguration.class})
 public class WebhookApplication {
 
   @Bean

@@ -65,6 +65,8 @@ public final class WebhookServer {
     p.add("--spring.ssl.bundle.pem.webhook.keystore.certificate=file:" + options.tlsCert());
     p.add("--spring.ssl.bundle.pem.webhook.keystore.private-key=file:" + options.tlsKey());
     p.add("--spring.ssl.bundle.pem.webhook.reload-on-update=true");
+    // a tls.key already replaced while tls.crt is not yet is refused, so the old pair stays served
+    p.add("--spring.ssl.bundle.pem.webhook.keystore.verify-keys=true");
     p.add(
         "--spring.ssl.bundle.watch.file.quiet-period="
             + s.tlsReloadQuietPeriod().toMillis()

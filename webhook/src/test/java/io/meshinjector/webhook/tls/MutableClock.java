@@ -1,0 +1,35 @@
+package io.meshinjector.webhook.tls;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+
+/** A clock the test moves by hand; read from other threads, hence volatile. */
+final class MutableClock extends Clock {
+  private volatile Instant now;
+
+  MutableClock(Instant start) {
+    this.now = start;
+  }
+
+  void advance(Duration duration) {
+    now = now.plus(duration);
+  }
+
+  @Override
+  public Instant instant() {
+    return now;
+  }
+
+  @Override
+  public ZoneId getZone() {
+    return ZoneOffset.UTC;
+  }
+
+  @Override
+  public Clock withZone(ZoneId zone) {
+    return this;
+  }
+}

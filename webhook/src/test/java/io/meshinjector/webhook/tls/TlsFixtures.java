@@ -1,0 +1,51 @@
+package io.meshinjector.webhook.tls;
+
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookBuilder;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfigurationBuilder;
+import io.meshinjector.engine.config.ConfigLoader;
+import io.meshinjector.engine.config.MeshConfig;
+import java.util.Arrays;
+
+/** Objects and settings the tls tests share. */
+final class TlsFixtures {
+  static final String NAMESPACE = "mesh-injector";
+
+  private TlsFixtures() {}
+
+  static MeshConfig config(String yaml) {
+    return ConfigLoader.fromYaml(yaml);
+  }
+
+  static TlsSettings settings(String mode) {
+    return TlsSettings.from(config("webhook:\n  tls:\n    mode: " + mode + "\n"), NAMESPACE);
+  }
+
+  /** A webhook configuration whose webhooks call the mesh-injector Service. */
+  static MutatingWebhookConfiguration webhookConfiguration(
+      String name, String caBundle, String... webhooks) {
+    return new MutatingWebhookConfigurationBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .endMetadata()
+        .withWebhooks(
+            Arrays.stream(webhooks)
+                .map(
+                    w ->
+                        new MutatingWebhookBuilder()
+                            .withName(w)
+                            .withAdmissionReviewVersions("v1")
+                            .withSideEffects("None")
+                            .withNewClientConfig()
+                            .withCaBundle(caBundle)
+                            .withNewService()
+                            .withName("mesh-injector")
+                            .withNamespace(NAMESPACE)
+                            .withPath("/mutate")
+                            .endService()
+                            .endClientConfig()
+                            .build())
+                .toList())
+        .build();
+  }
+}
