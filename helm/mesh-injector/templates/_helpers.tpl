@@ -50,3 +50,82 @@ app.kubernetes.io/component: {{ .component }}
 {{- define "mesh-injector.hostPathVolumeName" -}}
 {{- printf "host%s" (. | replace "/" "-" | replace "." "-" | replace "_" "-") | lower | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
+
+{{/* ---- the webhook ---------------------------------------------------------------------- */}}
+
+{{- define "mesh-injector.serviceAccountName" -}}
+{{- default (include "mesh-injector.fullname" .) .Values.serviceAccount.name -}}
+{{- end -}}
+
+{{/* The Service in front of the webhook; the serving certificate covers its four DNS names. */}}
+{{- define "mesh-injector.serviceName" -}}
+{{- include "mesh-injector.fullname" . -}}
+{{- end -}}
+
+{{/* This release's MutatingWebhookConfiguration: the only one the leader may patch. */}}
+{{- define "mesh-injector.webhookConfigurationName" -}}
+{{- include "mesh-injector.fullname" . -}}
+{{- end -}}
+
+{{- define "mesh-injector.leaseName" -}}
+{{- printf "%s-certs" (include "mesh-injector.fullname" .) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* The TLS Secret mounted as --tls-dir. The secret mode names an existing one. */}}
+{{- define "mesh-injector.tlsSecretName" -}}
+{{- if .Values.tls.secretName -}}
+{{- .Values.tls.secretName -}}
+{{- else if eq .Values.tls.mode "secret" -}}
+{{- fail "tls.mode=secret needs tls.secretName: the existing Secret holding tls.crt and tls.key" -}}
+{{- else -}}
+{{- printf "%s-tls" (include "mesh-injector.fullname" .) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The cert-manager Certificate that fills the TLS Secret (cert-manager mode). */}}
+{{- define "mesh-injector.certificateName" -}}
+{{- printf "%s-tls" (include "mesh-injector.fullname" .) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* The Service's four DNS names, shortest first, as the leader issues them (SubjectNames.forService). */}}
+{{- define "mesh-injector.serviceDnsNames" -}}
+{{- $svc := include "mesh-injector.serviceName" . -}}
+{{- $ns := .Release.Namespace -}}
+{{- /* cluster.local, as the leader's TlsSettings.serviceNames has it; the API server itself dials <svc>.<ns>.svc */ -}}
+{{- list $svc (printf "%s.%s" $svc $ns) (printf "%s.%s.svc" $svc $ns) (printf "%s.%s.svc.cluster.local" $svc $ns) | toJson -}}
+{{- end -}}
+
+{{/* The HTTPS and metrics ports: read from the rendered config, so the two cannot disagree. */}}
+{{- define "mesh-injector.httpsPort" -}}
+{{- dig "webhook" "port" 8443 (default dict .Values.config) | int -}}
+{{- end -}}
+{{- define "mesh-injector.metricsPort" -}}
+{{- dig "webhook" "metricsPort" 9090 (default dict .Values.config) | int -}}
+{{- end -}}
+
+{{/*
+The --config YAML: .Values.config verbatim, plus the webhook.tls names the chart owns (they must
+match the objects rendered here). Setting those in .Values.config is refused, so a value never
+silently loses to the chart.
+*/}}
+{{- define "mesh-injector.config" -}}
+{{- if not (has .Values.tls.mode (list "self-managed" "cert-manager" "secret")) -}}
+{{- fail (printf "tls.mode must be one of self-managed, cert-manager, secret, got %q" .Values.tls.mode) -}}
+{{- end -}}
+{{- $config := deepCopy (default dict .Values.config) -}}
+{{- $userTls := dig "webhook" "tls" dict $config -}}
+{{- range $key := list "mode" "secretName" "webhookConfigurationName" "serviceName" "leaseName" -}}
+{{- if hasKey $userTls $key -}}
+{{- fail (printf "config.webhook.tls.%s is set by the chart; use tls.mode / tls.secretName instead" $key) -}}
+{{- end -}}
+{{- end -}}
+{{- $tls := dict
+      "mode" .Values.tls.mode
+      "secretName" (include "mesh-injector.tlsSecretName" .)
+      "webhookConfigurationName" (include "mesh-injector.webhookConfigurationName" .)
+      "serviceName" (include "mesh-injector.serviceName" .)
+      "leaseName" (include "mesh-injector.leaseName" .) -}}
+{{- $owned := dict "webhook" (dict "tls" $tls) -}}
+{{- $merged := mergeOverwrite $config $owned -}}
+{{- toYaml $merged -}}
+{{- end -}}

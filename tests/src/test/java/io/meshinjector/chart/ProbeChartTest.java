@@ -5,12 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.marcnuri.helm.Helm;
 import com.marcnuri.helm.LintResult;
 import com.marcnuri.helm.TemplateCommand;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,14 +16,13 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.UnaryOperator;
-import java.util.stream.StreamSupport;
 import org.junit.jupiter.api.Test;
 
 /** The chart's probe pieces as Kubernetes will receive them, rendered by Helm itself. */
 class ProbeChartTest {
-  static final Path CHART = chart();
-  static final String NS = "mesh-system";
-  static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+  static final Path CHART = Charts.CHART;
+  static final String NS = Charts.NS;
+  static final ObjectMapper YAML = Charts.YAML;
 
   /** The exact host paths the probe reads (HostProbe), and nothing else. */
   static final Set<String> PROBE_PATHS =
@@ -43,54 +40,20 @@ class ProbeChartTest {
           "/etc/crio",
           "/etc/selinux");
 
-  private static Path chart() {
-    for (Path p : List.of(Path.of("../helm/mesh-injector"), Path.of("helm/mesh-injector"))) {
-      if (Files.isRegularFile(p.resolve("Chart.yaml"))) {
-        return p.toAbsolutePath().normalize();
-      }
-    }
-    throw new IllegalStateException(
-        "chart helm/mesh-injector not found from " + Path.of("").toAbsolutePath());
-  }
-
   static List<JsonNode> render(UnaryOperator<TemplateCommand> options) throws IOException {
-    String out =
-        options
-            .apply(
-                new Helm(CHART)
-                    .template()
-                    .withName("mi")
-                    .withNamespace(NS)
-                    .withKubeVersion("1.31.0"))
-            .call();
-    List<JsonNode> docs = new ArrayList<>();
-    try (var it = YAML.readerFor(JsonNode.class).<JsonNode>readValues(out)) {
-      while (it.hasNext()) {
-        JsonNode doc = it.next();
-        if (doc != null && doc.isObject() && doc.has("kind")) {
-          docs.add(doc);
-        }
-      }
-    }
-    return docs;
+    return Charts.render(options);
   }
 
   static JsonNode find(List<JsonNode> docs, String kind, String name) {
-    return docs.stream()
-        .filter(d -> d.path("kind").asText().equals(kind))
-        .filter(d -> d.path("metadata").path("name").asText().equals(name))
-        .findFirst()
-        .orElseThrow(() -> new AssertionError("no " + kind + " " + name + " in " + names(docs)));
+    return Charts.find(docs, kind, name);
   }
 
   static List<String> names(List<JsonNode> docs) {
-    return docs.stream()
-        .map(d -> d.path("kind").asText() + "/" + d.path("metadata").path("name").asText())
-        .toList();
+    return Charts.names(docs);
   }
 
   static List<String> texts(JsonNode array) {
-    return StreamSupport.stream(array.spliterator(), false).map(JsonNode::asText).toList();
+    return Charts.texts(array);
   }
 
   @Test
@@ -104,7 +67,12 @@ class ProbeChartTest {
   void defaultsRenderTheCrdTheProbeAndItsRbacButNoNodePrep() throws IOException {
     List<JsonNode> docs = render(t -> t);
 
-    assertThat(names(docs))
+    // the webhook's own objects are WebhookChartTest's; everything else is exactly this
+    List<JsonNode> notWebhook =
+        docs.stream()
+            .filter(Charts.component("webhook").or(Charts.component("webhook-metrics")).negate())
+            .toList();
+    assertThat(names(notWebhook))
         .containsExactlyInAnyOrder(
             "CustomResourceDefinition/nodecapabilities.mesh-injector.io",
             "ServiceAccount/mi-mesh-injector-probe",
