@@ -103,6 +103,11 @@ public final class ServeCommand implements Callable<Integer> {
       existing.validation().problems().forEach(p -> log.warn("{}/tls.crt: {}", tlsDir, p));
       existing.validation().warnings().forEach(w -> log.warn("{}/tls.crt: {}", tlsDir, w));
     }
+    if (config.section("proxy").text("trustAnchorsPEM").isBlank()) {
+      log.warn(
+          "proxy.trustAnchorsPEM is empty: injected proxies cannot get an identity from the"
+              + " control plane; set it to the control plane's trust anchors");
+    }
     if (files.isEmpty()) {
       log.warn(
           "no --cluster files: deciding from an empty cluster view, so no namespace is enabled"
