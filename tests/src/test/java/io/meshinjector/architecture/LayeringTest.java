@@ -82,6 +82,31 @@ class LayeringTest {
   }
 
   @Test
+  void certsStandAlone() {
+    noClasses()
+        .that()
+        .resideInAPackage("io.meshinjector.certs..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "io.meshinjector.engine..", "io.meshinjector.templates..", "io.meshinjector.webhook..")
+        .check(classes);
+  }
+
+  @Test
+  void onlyTheWebhookIsTheEdge() {
+    noClasses()
+        .that()
+        .resideOutsideOfPackage("io.meshinjector.webhook..")
+        .and()
+        .resideInAPackage("io.meshinjector..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("io.meshinjector.webhook..")
+        .check(classes);
+  }
+
+  @Test
   void enginePackagesHaveNoCycles() {
     slices().matching("io.meshinjector.engine.(*)..").should().beFreeOfCycles().check(classes);
   }
