@@ -1,176 +1,175 @@
 package io.meshinjector.templates;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.KubernetesList;
-import io.fabric8.kubernetes.api.model.KubernetesResource;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodTemplateSpec;
-import io.fabric8.kubernetes.api.model.ReplicationController;
-import io.fabric8.kubernetes.api.model.apps.DaemonSet;
-import io.fabric8.kubernetes.api.model.apps.Deployment;
-import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
-import io.fabric8.kubernetes.api.model.apps.StatefulSet;
-import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
-import io.fabric8.kubernetes.api.model.batch.v1.Job;
-import io.fabric8.kubernetes.api.model.batch.v1.JobTemplateSpec;
 import io.meshinjector.engine.decision.Decision;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.BiFunction;
-import java.util.function.Consumer;
-import java.util.function.Supplier;
 
 /**
- * The pod templates inside the objects {@code inject} reads: Pods, Deployments, StatefulSets,
- * DaemonSets, ReplicaSets, ReplicationControllers, Jobs, CronJobs (batch/v1 and v1beta1) and Lists.
+ * The pod templates inside manifest documents: Pods, Deployments, StatefulSets, DaemonSets,
+ * ReplicaSets, ReplicationControllers, Jobs, CronJobs (batch/v1 and v1beta1) and Lists of them.
+ * Works on trees rather than typed objects so that a document is printed back exactly as it was
+ * read, except where a template was injected.
  */
 public final class WorkloadTemplates {
+  /** Kinds whose pod template is at {@code spec.template}. */
+  private static final Set<String> SPEC_TEMPLATE =
+      Set.of(
+          "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ReplicationController", "Job");
+
   private WorkloadTemplates() {}
 
   /**
-   * One pod template and the object that holds it.
+   * A pod template in a document.
    *
-   * @param workload {@code namespace/Kind/name}, as the engine's decisions name it
+   * @param kind the kind of the object that holds it
+   * @param name its metadata.name (or generateName), possibly empty
+   * @param namespace the object's namespace, else its List's, else the default
+   * @param template the node holding {@code metadata} and {@code spec} (the Pod itself for a Pod);
+   *     changing it changes the document
    */
-  public record PodTemplateRef(
-      String workload,
-      HasMetadata owner,
-      Supplier<PodTemplateSpec> getter,
-      Consumer<PodTemplateSpec> setter) {
+  public record PodTemplateRef(String kind, String name, String namespace, ObjectNode template) {
     public PodTemplateRef {
-      Objects.requireNonNull(workload, "workload");
-      Objects.requireNonNull(owner, "owner");
+      Objects.requireNonNull(kind, "kind");
+      Objects.requireNonNull(name, "name");
+      Objects.requireNonNull(namespace, "namespace");
+      Objects.requireNonNull(template, "template");
+    }
+
+    /** {@code namespace/Kind/name}, as the engine's decisions name it. */
+    public String workload() {
+      return namespace + "/" + kind + "/" + name;
     }
 
     /**
-     * The pod the engine decides on: the template's metadata and spec, in the owner's namespace (a
-     * template carries none). Shares objects with the template; render copies before it mutates.
+     * The pod the engine decides on, a new object, in the owner's namespace: the pods a workload
+     * creates live there, whatever its template says.
+     *
+     * @throws IllegalArgumentException when the template does not read as a Pod
      */
     public Pod toPod() {
-      PodTemplateSpec t = getter.get();
-      ObjectMeta meta = t == null || t.getMetadata() == null ? new ObjectMeta() : t.getMetadata();
-      if (meta.getNamespace() == null || meta.getNamespace().isEmpty()) {
-        meta =
-            new io.fabric8.kubernetes.api.model.ObjectMetaBuilder(meta)
-                .withNamespace(namespace(owner))
-                .build();
+      Pod pod;
+      try {
+        pod = PodInjector.JSON.treeToValue(template, Pod.class);
+      } catch (JsonProcessingException | IllegalArgumentException e) {
+        String message = e.getMessage() == null ? e.toString() : e.getMessage();
+        throw new IllegalArgumentException(
+            workload()
+                + ": the pod template is not valid: "
+                + message.lines().findFirst().orElse(""),
+            e);
       }
-      Pod pod = new Pod();
-      pod.setMetadata(meta);
-      pod.setSpec(t == null ? null : t.getSpec());
+      if (pod.getMetadata() == null) {
+        pod.setMetadata(new ObjectMeta());
+      }
+      pod.getMetadata().setNamespace(namespace);
       return pod;
     }
 
-    /** Writes a rendered pod's metadata and spec back into the template, in place. */
+    /**
+     * Writes a rendered pod's metadata and spec into the template, in place; the namespace {@link
+     * #toPod} set is written only where the template had one.
+     */
     public void apply(Pod rendered) {
-      PodTemplateSpec t = getter.get();
-      ObjectMeta meta = rendered.getMetadata();
-      boolean hadNamespace =
-          t != null && t.getMetadata() != null && t.getMetadata().getNamespace() != null;
-      if (meta != null && !hadNamespace && !(owner instanceof Pod)) {
-        meta =
-            new io.fabric8.kubernetes.api.model.ObjectMetaBuilder(meta).withNamespace(null).build();
+      if (rendered.getMetadata() != null) {
+        ObjectNode meta = PodInjector.JSON.valueToTree(rendered.getMetadata());
+        if (!template.path("metadata").has("namespace")) {
+          meta.remove("namespace");
+        }
+        if (template.has("metadata")) {
+          template.set("metadata", meta);
+        } else if (!meta.isEmpty()) {
+          insertBeforeSpec(meta);
+        }
       }
-      setter.accept(new PodTemplateSpec(meta, rendered.getSpec()));
+      template.set("spec", PodInjector.JSON.valueToTree(rendered.getSpec()));
+    }
+
+    // A new key goes last, but objects everywhere put metadata before spec.
+    private void insertBeforeSpec(ObjectNode meta) {
+      Map<String, JsonNode> fields = new LinkedHashMap<>();
+      template.fields().forEachRemaining(e -> fields.put(e.getKey(), e.getValue()));
+      template.removeAll();
+      fields.forEach(
+          (key, value) -> {
+            if (key.equals("spec")) {
+              template.set("metadata", meta);
+            }
+            template.set(key, value);
+          });
     }
   }
 
-  /** The pod templates of {@code object}, in document order; none for other kinds. */
-  public static List<PodTemplateRef> podTemplates(KubernetesResource object) {
+  /**
+   * Every pod template of {@code doc}, in document order (the items of a List in order); none for
+   * other kinds.
+   *
+   * @param defaultNamespace the namespace of objects that name none, nor their List
+   */
+  public static List<PodTemplateRef> podTemplates(JsonNode doc, String defaultNamespace) {
     List<PodTemplateRef> out = new ArrayList<>();
-    collect(object, out);
+    collect(doc, Objects.requireNonNull(defaultNamespace, "defaultNamespace"), out);
     return out;
   }
 
   /**
-   * A deep copy of {@code object} with every pod template rendered: {@code decide} gets the
-   * workload id and the pod of each template.
+   * A copy of {@code doc} with every pod template rendered: {@code decide} gets the workload and
+   * the pod of each template. A template whose rendering changes nothing stays as it was read.
    */
-  @SuppressWarnings("unchecked")
-  public static <T extends KubernetesResource> T inject(
-      T object, PodInjector injector, BiFunction<String, Pod, Decision> decide) {
-    T copy = deepCopy(object);
-    for (PodTemplateRef ref : podTemplates(copy)) {
+  public static JsonNode inject(
+      JsonNode doc,
+      String defaultNamespace,
+      PodInjector injector,
+      BiFunction<String, Pod, Decision> decide) {
+    JsonNode copy = doc.deepCopy();
+    for (PodTemplateRef ref : podTemplates(copy, defaultNamespace)) {
       Pod pod = ref.toPod();
-      ref.apply(injector.render(pod, decide.apply(ref.workload(), pod)));
+      Pod rendered = injector.render(pod, decide.apply(ref.workload(), pod));
+      if (!rendered.equals(pod)) {
+        ref.apply(rendered);
+      }
     }
     return copy;
   }
 
-  /** A deep copy through JSON, which every model class round-trips. */
-  @SuppressWarnings("unchecked")
-  public static <T extends KubernetesResource> T deepCopy(T object) {
-    try {
-      return (T)
-          PodInjector.JSON.treeToValue(PodInjector.JSON.valueToTree(object), object.getClass());
-    } catch (JsonProcessingException e) {
-      throw new IllegalArgumentException("cannot copy " + object.getClass().getSimpleName(), e);
+  private static void collect(JsonNode doc, String outerNamespace, List<PodTemplateRef> out) {
+    if (doc == null || !doc.isObject()) {
+      return;
     }
-  }
-
-  private static void collect(KubernetesResource object, List<PodTemplateRef> out) {
-    if (object instanceof KubernetesList list) {
-      for (HasMetadata item : list.getItems()) {
-        collect(item, out);
-      }
-    } else if (object instanceof Pod p) {
-      out.add(
-          new PodTemplateRef(
-              id(p),
-              p,
-              () -> new PodTemplateSpec(p.getMetadata(), p.getSpec()),
-              t -> {
-                p.setMetadata(t.getMetadata());
-                p.setSpec(t.getSpec());
-              }));
-    } else if (object instanceof Deployment d && d.getSpec() != null) {
-      out.add(ref(d, d.getSpec()::getTemplate, d.getSpec()::setTemplate));
-    } else if (object instanceof StatefulSet s && s.getSpec() != null) {
-      out.add(ref(s, s.getSpec()::getTemplate, s.getSpec()::setTemplate));
-    } else if (object instanceof DaemonSet s && s.getSpec() != null) {
-      out.add(ref(s, s.getSpec()::getTemplate, s.getSpec()::setTemplate));
-    } else if (object instanceof ReplicaSet s && s.getSpec() != null) {
-      out.add(ref(s, s.getSpec()::getTemplate, s.getSpec()::setTemplate));
-    } else if (object instanceof ReplicationController s && s.getSpec() != null) {
-      out.add(ref(s, s.getSpec()::getTemplate, s.getSpec()::setTemplate));
-    } else if (object instanceof Job j && j.getSpec() != null) {
-      out.add(ref(j, j.getSpec()::getTemplate, j.getSpec()::setTemplate));
-    } else if (object instanceof CronJob c && c.getSpec() != null) {
-      JobTemplateSpec jt = c.getSpec().getJobTemplate();
-      if (jt != null && jt.getSpec() != null) {
-        out.add(ref(c, jt.getSpec()::getTemplate, jt.getSpec()::setTemplate));
-      }
-    } else if (object instanceof io.fabric8.kubernetes.api.model.batch.v1beta1.CronJob c
-        && c.getSpec() != null) {
-      var jt = c.getSpec().getJobTemplate();
-      if (jt != null && jt.getSpec() != null) {
-        out.add(ref(c, jt.getSpec()::getTemplate, jt.getSpec()::setTemplate));
-      }
+    String kind = doc.path("kind").asText("");
+    String name = doc.path("metadata").path("name").asText("");
+    if (name.isEmpty()) {
+      name = doc.path("metadata").path("generateName").asText("");
     }
-  }
-
-  private static PodTemplateRef ref(
-      HasMetadata owner, Supplier<PodTemplateSpec> get, Consumer<PodTemplateSpec> set) {
-    return new PodTemplateRef(id(owner), owner, get, set);
-  }
-
-  /** {@code namespace/Kind/name}. */
-  public static String id(HasMetadata object) {
-    String name = object.getMetadata() == null ? null : object.getMetadata().getName();
-    if (name == null || name.isEmpty()) {
-      name = object.getMetadata() == null ? "" : orEmpty(object.getMetadata().getGenerateName());
+    String namespace = doc.path("metadata").path("namespace").asText("");
+    if (namespace.isEmpty()) {
+      namespace = outerNamespace;
     }
-    return namespace(object) + "/" + object.getKind() + "/" + name;
-  }
-
-  private static String namespace(HasMetadata object) {
-    return object.getMetadata() == null ? "" : orEmpty(object.getMetadata().getNamespace());
-  }
-
-  private static String orEmpty(String s) {
-    return s == null ? "" : s;
+    if (kind.endsWith("List") && doc.path("items").isArray()) {
+      for (JsonNode item : doc.get("items")) {
+        collect(item, namespace, out);
+      }
+      return;
+    }
+    JsonNode template = null;
+    if ("Pod".equals(kind)) {
+      template = doc;
+    } else if (SPEC_TEMPLATE.contains(kind)) {
+      template = doc.path("spec").path("template");
+    } else if ("CronJob".equals(kind)) {
+      template = doc.path("spec").path("jobTemplate").path("spec").path("template");
+    }
+    if (template instanceof ObjectNode t && t.path("spec").isObject()) {
+      out.add(new PodTemplateRef(kind, name, namespace, t));
+    }
   }
 }

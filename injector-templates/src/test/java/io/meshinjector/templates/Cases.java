@@ -7,7 +7,7 @@ import static io.meshinjector.engine.decision.PathOption.INIT_PLAIN;
 import static io.meshinjector.engine.decision.ProxyPlacement.CONTAINER;
 import static io.meshinjector.engine.decision.ProxyPlacement.NATIVE_SIDECAR;
 
-import io.fabric8.kubernetes.api.model.KubernetesResource;
+import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.meshinjector.engine.decision.Decision;
 import io.meshinjector.engine.decision.NodeConstraint;
@@ -26,14 +26,17 @@ import java.util.stream.Stream;
 final class Cases {
   private Cases() {}
 
+  /** Linkerd's fixtures often name no namespace, and its goldens then have no workload-ns. */
+  static final String NO_NAMESPACE = "";
+
   /**
    * One rendering.
    *
    * @param name the golden file's base name
    */
   record Case(String name, String fixture, Plan plan) {
-    List<KubernetesResource> inputs() {
-      return Fixtures.load("fixtures/" + fixture + ".yaml");
+    List<JsonNode> inputs() {
+      return Fixtures.loadTrees("fixtures/" + fixture + ".yaml");
     }
 
     Decision decision(String workload) {
@@ -41,10 +44,10 @@ final class Cases {
     }
 
     /** Each input document with every pod template rendered. */
-    List<KubernetesResource> render(PodInjector injector) {
-      List<KubernetesResource> out = new ArrayList<>();
-      for (KubernetesResource in : inputs()) {
-        out.add(WorkloadTemplates.inject(in, injector, (w, pod) -> decision(w)));
+    List<JsonNode> render(PodInjector injector) {
+      List<JsonNode> out = new ArrayList<>();
+      for (JsonNode in : inputs()) {
+        out.add(WorkloadTemplates.inject(in, NO_NAMESPACE, injector, (w, pod) -> decision(w)));
       }
       return out;
     }
@@ -52,8 +55,9 @@ final class Cases {
     /** The pods of the input's templates, as the webhook would receive them. */
     List<Pod> pods() {
       List<Pod> out = new ArrayList<>();
-      for (KubernetesResource in : inputs()) {
-        for (WorkloadTemplates.PodTemplateRef ref : WorkloadTemplates.podTemplates(in)) {
+      for (JsonNode in : inputs()) {
+        for (WorkloadTemplates.PodTemplateRef ref :
+            WorkloadTemplates.podTemplates(in, NO_NAMESPACE)) {
           out.add(ref.toPod());
         }
       }
@@ -62,8 +66,8 @@ final class Cases {
 
     List<String> workloads() {
       List<String> out = new ArrayList<>();
-      for (KubernetesResource in : inputs()) {
-        WorkloadTemplates.podTemplates(in).forEach(r -> out.add(r.workload()));
+      for (JsonNode in : inputs()) {
+        WorkloadTemplates.podTemplates(in, NO_NAMESPACE).forEach(r -> out.add(r.workload()));
       }
       return out;
     }

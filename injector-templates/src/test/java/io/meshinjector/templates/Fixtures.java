@@ -10,7 +10,6 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
-import io.fabric8.kubernetes.api.model.KubernetesResource;
 import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.engine.decision.Decision;
 import io.meshinjector.engine.decision.NodeConstraint;
@@ -79,23 +78,7 @@ final class Fixtures {
     }
   }
 
-  /** Every document of a multi-document YAML resource, as model objects. */
-  static List<KubernetesResource> load(String name) {
-    List<KubernetesResource> out = new ArrayList<>();
-    try (MappingIterator<KubernetesResource> it =
-        YAML_IN.readerFor(KubernetesResource.class).readValues(resource(name))) {
-      while (it.hasNext()) {
-        KubernetesResource r = it.next();
-        if (r != null) {
-          out.add(r);
-        }
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return out;
-  }
-
+  /** Every document of a multi-document YAML resource, as trees. */
   static List<JsonNode> loadTrees(String name) {
     List<JsonNode> out = new ArrayList<>();
     try (MappingIterator<JsonNode> it =

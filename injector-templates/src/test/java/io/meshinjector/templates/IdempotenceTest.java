@@ -3,7 +3,6 @@ package io.meshinjector.templates;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.fabric8.kubernetes.api.model.KubernetesResource;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodSpec;
@@ -39,9 +38,10 @@ class IdempotenceTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("cases")
   void renderingRenderedWorkloadsChangesNothing(Cases.Case c) {
-    List<KubernetesResource> once = c.render(INJECTOR);
-    for (KubernetesResource doc : once) {
-      KubernetesResource twice = WorkloadTemplates.inject(doc, INJECTOR, (w, pod) -> c.decision(w));
+    List<JsonNode> once = c.render(INJECTOR);
+    for (JsonNode doc : once) {
+      JsonNode twice =
+          WorkloadTemplates.inject(doc, Cases.NO_NAMESPACE, INJECTOR, (w, pod) -> c.decision(w));
       JsonNode a = Fixtures.JSON.valueToTree(twice);
       JsonNode b = Fixtures.JSON.valueToTree(doc);
       assertThat(a).isEqualTo(b);

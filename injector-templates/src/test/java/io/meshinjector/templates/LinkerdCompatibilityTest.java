@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.fabric8.kubernetes.api.model.KubernetesResource;
 import io.meshinjector.engine.decision.PathOption;
 import io.meshinjector.engine.decision.ProxyPlacement;
 import java.util.ArrayList;
@@ -34,11 +33,14 @@ class LinkerdCompatibilityTest {
             Fixtures.loadTrees("linkerd-golden/" + golden + ".golden.yaml")
                 .get(0)
                 .at("/spec/template"));
-    KubernetesResource input = Fixtures.load("fixtures/emojivoto-deployment.yaml").get(0);
-    KubernetesResource out =
+    JsonNode input = Fixtures.loadTrees("fixtures/emojivoto-deployment.yaml").get(0);
+    JsonNode out =
         WorkloadTemplates.inject(
-            input, Fixtures.injector(), (w, pod) -> Fixtures.inject(w, pathOf(path), proxy, await));
-    JsonNode actual = normalise(Fixtures.JSON.valueToTree(out).at("/spec/template"));
+            input,
+            Cases.NO_NAMESPACE,
+            Fixtures.injector(),
+            (w, pod) -> Fixtures.inject(w, pathOf(path), proxy, await));
+    JsonNode actual = normalise(out.at("/spec/template"));
     // The one deliberate difference: our proxy drops every capability, so that a CNI-path pod
     // meets Pod Security `restricted`; Linkerd's control plane does not read it.
     ObjectNode proxySc = (ObjectNode) proxy(actual).get("securityContext");

@@ -6,8 +6,8 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.engine.decision.Decision;
 import io.meshinjector.engine.decision.Plan;
+import io.meshinjector.templates.WorkloadTemplates.PodTemplateRef;
 import io.meshinjector.webhook.manifest.Manifests;
-import io.meshinjector.webhook.manifest.PodTemplates;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -74,7 +74,7 @@ public final class ExplainCommand implements Callable<Integer> {
         new TemplateInjector(config, sources.view(config), namespace, Clock.systemUTC());
     List<Decision> decisions = new ArrayList<>();
     for (JsonNode doc : Manifests.read(file, System.in)) {
-      for (PodTemplates.Template t : PodTemplates.find(doc)) {
+      for (PodTemplateRef t : injector.templates(doc)) {
         decisions.add(injector.decide(t).decision());
       }
     }

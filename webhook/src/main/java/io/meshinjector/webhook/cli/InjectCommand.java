@@ -2,8 +2,8 @@ package io.meshinjector.webhook.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.meshinjector.engine.config.MeshConfig;
+import io.meshinjector.templates.WorkloadTemplates.PodTemplateRef;
 import io.meshinjector.webhook.manifest.Manifests;
-import io.meshinjector.webhook.manifest.PodTemplates;
 import io.meshinjector.webhook.mutation.InjectionPipeline;
 import java.io.PrintWriter;
 import java.time.Clock;
@@ -55,7 +55,7 @@ public final class InjectCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     boolean refused = false;
     for (JsonNode doc : docs) {
-      for (PodTemplates.Template t : PodTemplates.find(doc)) {
+      for (PodTemplateRef t : injector.templates(doc)) {
         InjectionPipeline.Result result = injector.decide(t);
         result
             .decision()

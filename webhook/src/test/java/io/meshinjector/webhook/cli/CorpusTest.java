@@ -14,8 +14,8 @@ import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.meshinjector.templates.WorkloadTemplates;
 import io.meshinjector.webhook.manifest.Manifests;
-import io.meshinjector.webhook.manifest.PodTemplates;
 import io.meshinjector.webhook.support.Cli;
 import io.meshinjector.webhook.support.Reviews;
 import java.io.IOException;
@@ -108,7 +108,7 @@ class CorpusTest {
   /** The document with each pod template replaced by a marker. */
   static JsonNode withoutTemplates(JsonNode doc) {
     JsonNode copy = doc.deepCopy();
-    for (PodTemplates.Template t : PodTemplates.find(copy)) {
+    for (WorkloadTemplates.PodTemplateRef t : WorkloadTemplates.podTemplates(copy, "")) {
       ObjectNode template = t.template();
       if (template == copy) {
         return Manifests.json().createObjectNode().put("pod", "template");

@@ -3,8 +3,8 @@ package io.meshinjector.webhook.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.meshinjector.templates.WorkloadTemplates;
 import io.meshinjector.webhook.manifest.Manifests;
-import io.meshinjector.webhook.manifest.PodTemplates;
 import io.meshinjector.webhook.support.Cli;
 import io.meshinjector.webhook.support.Reviews;
 import java.net.URISyntaxException;
@@ -22,7 +22,7 @@ class InjectCommandTest {
   }
 
   static JsonNode decisionOf(JsonNode doc) {
-    List<PodTemplates.Template> templates = PodTemplates.find(doc);
+    List<WorkloadTemplates.PodTemplateRef> templates = WorkloadTemplates.podTemplates(doc, "");
     assertThat(templates).hasSize(1);
     return templates.get(0).template().path("metadata").path("annotations").path(DECISION);
   }
