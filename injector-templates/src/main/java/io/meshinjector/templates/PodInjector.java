@@ -174,17 +174,19 @@ public final class PodInjector {
    * a pod its controller, seen through a Deployment's ReplicaSet.
    */
   static String[] workload(Pod pod, Decision decision) {
-    String[] parts = decision.workload().split("/", 3);
-    if (parts.length == 3 && !parts[1].equals("Pod") && !parts[2].isEmpty()) {
-      return new String[] {parts[1].toLowerCase(Locale.ROOT), parts[2]};
-    }
     OwnerReference owner = null;
     for (OwnerReference ref : orEmpty(pod.getMetadata().getOwnerReferences())) {
       if (Boolean.TRUE.equals(ref.getController())) {
         owner = ref;
       }
     }
+    // A created pod names its controller; the owner wins over the decision's workload id, which
+    // for such a pod is the ReplicaSet rather than the Deployment Linkerd's tools look for.
     if (owner == null || owner.getKind() == null || owner.getName() == null) {
+      String[] parts = decision.workload().split("/", 3);
+      if (parts.length == 3 && !parts[1].equals("Pod") && !parts[2].isEmpty()) {
+        return new String[] {parts[1].toLowerCase(Locale.ROOT), parts[2]};
+      }
       return new String[] {"", ""};
     }
     String hash = labels(pod.getMetadata()).get("pod-template-hash");

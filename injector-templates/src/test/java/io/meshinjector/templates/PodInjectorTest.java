@@ -118,6 +118,19 @@ class PodInjectorTest {
   }
 
   @Test
+  void webhookWorkloadIdNamingTheReplicaSetStillLabelsTheDeployment() {
+    // the webhook names a created pod's workload after its controller, the ReplicaSet
+    Pod out =
+        INJECTOR.render(
+            pod("affinity-native-cni"),
+            Fixtures.inject(
+                "batch/ReplicaSet/worker-7d9c", PathOption.CNI, ProxyPlacement.CONTAINER, true));
+    assertThat(out.getMetadata().getLabels())
+        .containsEntry("linkerd.io/proxy-deployment", "worker")
+        .doesNotContainKey("linkerd.io/proxy-replicaset");
+  }
+
+  @Test
   void skipPortsAndSubnetsComeFromValues() {
     PodInjector injector =
         new PodInjector(

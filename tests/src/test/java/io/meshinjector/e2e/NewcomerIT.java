@@ -134,6 +134,9 @@ class NewcomerIT {
     assertThat(result.at("/metadata/annotations").get("mesh-injector.io/decision").asText())
         .isEqualTo(answer.at("/auditAnnotations/decision").asText());
     assertThat(names(result.at("/spec/containers"))).contains("checkout");
+    // Linkerd's tools find the pod through its Deployment, not the ReplicaSet that created it
+    assertThat(result.at("/metadata/labels").get("linkerd.io/proxy-deployment").asText())
+        .isEqualTo("checkout");
   }
 
   @Test
