@@ -37,13 +37,6 @@ public final class ExplainCommand implements Callable<Integer> {
   }
 
   @Option(
-      names = {"-f", "--filename"},
-      required = true,
-      paramLabel = "FILE",
-      description = "Manifests to explain (YAML or JSON, multi-document); - reads standard input.")
-  String file;
-
-  @Option(
       names = {"-o", "--output"},
       defaultValue = "text",
       paramLabel = "FORMAT",
@@ -56,12 +49,7 @@ public final class ExplainCommand implements Callable<Integer> {
       description = "With text output, also print each decision's trace.")
   boolean verbose;
 
-  @Option(
-      names = {"-n", "--namespace"},
-      paramLabel = "NS",
-      defaultValue = "default",
-      description = "Namespace of objects that name none (default: ${DEFAULT-VALUE}).")
-  String namespace;
+  @Mixin ManifestOptions manifests;
 
   @Mixin SourceOptions sources;
 
@@ -71,9 +59,10 @@ public final class ExplainCommand implements Callable<Integer> {
   public Integer call() throws JsonProcessingException {
     MeshConfig config = sources.meshConfig();
     TemplateInjector injector =
-        new TemplateInjector(config, sources.view(config), namespace, Clock.systemUTC());
+        new TemplateInjector(
+            config, sources.view(config), manifests.namespace(), Clock.systemUTC());
     List<Decision> decisions = new ArrayList<>();
-    for (JsonNode doc : Manifests.read(file, System.in)) {
+    for (JsonNode doc : manifests.documents()) {
       for (PodTemplateRef t : injector.templates(doc)) {
         decisions.add(injector.decide(t).decision());
       }

@@ -12,7 +12,6 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code inject}: the manifests with every pod template injected, as the webhook would. */
@@ -28,19 +27,7 @@ import picocli.CommandLine.Spec;
       "A refused pod is printed unchanged, with the reason on stderr, and the exit status is 3."
     })
 public final class InjectCommand implements Callable<Integer> {
-  @Option(
-      names = {"-f", "--filename"},
-      required = true,
-      paramLabel = "FILE",
-      description = "Manifests to inject (YAML or JSON, multi-document); - reads standard input.")
-  String file;
-
-  @Option(
-      names = {"-n", "--namespace"},
-      paramLabel = "NS",
-      defaultValue = "default",
-      description = "Namespace of objects that name none (default: ${DEFAULT-VALUE}).")
-  String namespace;
+  @Mixin ManifestOptions manifests;
 
   @Mixin SourceOptions sources;
 
@@ -50,8 +37,9 @@ public final class InjectCommand implements Callable<Integer> {
   public Integer call() {
     MeshConfig config = sources.meshConfig();
     TemplateInjector injector =
-        new TemplateInjector(config, sources.view(config), namespace, Clock.systemUTC());
-    List<JsonNode> docs = Manifests.read(file, System.in);
+        new TemplateInjector(
+            config, sources.view(config), manifests.namespace(), Clock.systemUTC());
+    List<JsonNode> docs = manifests.documents();
     PrintWriter err = spec.commandLine().getErr();
     boolean refused = false;
     for (JsonNode doc : docs) {
