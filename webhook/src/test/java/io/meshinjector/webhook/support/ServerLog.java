@@ -1,0 +1,79 @@
+package io.meshinjector.webhook.support;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.AppenderBase;
+import io.meshinjector.webhook.http.AdmissionService;
+import io.meshinjector.webhook.logging.RequestContext;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What a running {@code serve} logged, read back by a test: which request UIDs the admission
+ * service answered, and the lines in which Tomcat says it closed an HTTP/2 connection because of an
+ * error on its side (those are at DEBUG, so the test must turn that level on).
+ */
+public final class ServerLog extends AppenderBase<ILoggingEvent> {
+  private static final String HTTP2 = "org.apache.coyote.http2";
+
+  /** Tomcat's own wording (LocalStrings) for a connection it ends because of an error. */
+  private static final List<String> CONNECTION_ERRORS =
+      List.of(
+          "Connection error",
+          "fatal to the connection",
+          "Too much overhead",
+          "Failed to reset stream");
+
+  private final Map<String, Integer> answered = new ConcurrentHashMap<>();
+  private final ConcurrentLinkedQueue<String> connectionErrors = new ConcurrentLinkedQueue<>();
+
+  private ServerLog() {}
+
+  public static ServerLog attach() {
+    ServerLog log = new ServerLog();
+    log.setContext((LoggerContext) LoggerFactory.getILoggerFactory());
+    log.start();
+    root().addAppender(log);
+    return log;
+  }
+
+  public void detach() {
+    root().detachAppender(this);
+    stop();
+  }
+
+  /** How many times the admission service answered this request UID. */
+  public int answered(String uid) {
+    return answered.getOrDefault(uid, 0);
+  }
+
+  public List<String> connectionErrors() {
+    return List.copyOf(connectionErrors);
+  }
+
+  @Override
+  protected void append(ILoggingEvent event) {
+    String logger = event.getLoggerName();
+    if (logger.equals(AdmissionService.class.getName())) {
+      String uid = event.getMDCPropertyMap().get(RequestContext.UID);
+      // one line per answered request; "-" is a request whose UID was never read
+      if (uid != null && !uid.equals("-")) {
+        answered.merge(uid, 1, Integer::sum);
+      }
+    } else if (logger.startsWith(HTTP2)) {
+      String message = event.getFormattedMessage();
+      if (CONNECTION_ERRORS.stream().anyMatch(message::contains)) {
+        var thrown = event.getThrowableProxy();
+        connectionErrors.add(message + (thrown == null ? "" : ": " + thrown.getMessage()));
+      }
+    }
+  }
+
+  private static Logger root() {
+    return (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+  }
+}
