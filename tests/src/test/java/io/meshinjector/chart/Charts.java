@@ -35,10 +35,15 @@ final class Charts {
   }
 
   static String renderText(UnaryOperator<TemplateCommand> options) {
+    return renderText(CHART, options);
+  }
+
+  /** Renders {@code chart}, a copy of the chart when values.yaml itself is under test. */
+  static String renderText(Path chart, UnaryOperator<TemplateCommand> options) {
     FakeKubeApi.get();
     return options
         .apply(
-            new Helm(CHART)
+            new Helm(chart)
                 .template()
                 .withName(RELEASE)
                 .withNamespace(NS)
