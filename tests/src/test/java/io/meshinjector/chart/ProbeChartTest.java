@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.marcnuri.helm.TemplateCommand;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -18,7 +17,6 @@ import org.junit.jupiter.api.Test;
 
 /** The chart's probe pieces as Kubernetes will receive them, rendered by Helm itself. */
 class ProbeChartTest {
-  static final Path CHART = Charts.CHART;
   static final String NS = Charts.NS;
   static final ObjectMapper YAML = Charts.YAML;
 
