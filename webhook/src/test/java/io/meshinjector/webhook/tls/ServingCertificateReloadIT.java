@@ -38,6 +38,7 @@ import java.util.Locale;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
@@ -51,10 +52,11 @@ import org.junit.jupiter.api.io.TempDir;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * Replaces the served cert while clients keep posting AdmissionReviews over TLS, loopback only:
- * once by overwriting tls.crt and tls.key in place (as {@code cp} does), once by a kubelet-style
- * {@code ..data} symlink swap (how a mounted Secret changes). No request may fail, and new
- * connections must get the new cert (told apart by serial) within 10 s.
+ * Replaces the served cert twice in each test while clients keep posting AdmissionReviews over TLS,
+ * loopback only: by overwriting tls.crt and tls.key in place (as {@code cp} does), by a
+ * kubelet-style {@code ..data} symlink swap (how a mounted Secret changes), and by a copy slower
+ * than the reload's quiet period. No request may fail, and after each swap new connections must get
+ * the new cert (told apart by serial) within 10 s.
  *
  * <p>Two kinds of client run at once: one opens a fresh TLS connection per request, so it sees
  * which cert a new handshake gets; the other keeps one HTTP/2 connection, which must survive the
@@ -69,6 +71,7 @@ import org.springframework.context.ConfigurableApplicationContext;
  */
 class ServingCertificateReloadIT {
   private static final Duration SERVED_WITHIN = Duration.ofSeconds(10);
+  private static final int SWAPS = 2;
   private static final Duration LOAD_LIMIT = Duration.ofSeconds(40);
   private static final SubjectNames NAMES = SubjectNames.of("localhost");
 
@@ -185,7 +188,9 @@ class ServingCertificateReloadIT {
     report(swap, figures);
     assertThat(figures.failures()).as(figures.failureSamples().toString()).isZero();
     assertThat(figures.serverConnectionErrors()).as("Tomcat's HTTP/2 connection errors").isEmpty();
-    assertThat(figures.secondsToNewCert()).isLessThanOrEqualTo(SERVED_WITHIN.toSeconds());
+    assertThat(figures.secondsToNewCert())
+        .hasSize(SWAPS)
+        .allSatisfy(s -> assertThat(s).isLessThanOrEqualTo(SERVED_WITHIN.toSeconds()));
   }
 
   interface Swap {
@@ -198,7 +203,7 @@ class ServingCertificateReloadIT {
       List<String> failureSamples,
       List<String> goAwayResends,
       List<String> serverConnectionErrors,
-      double secondsToNewCert) {}
+      List<Double> secondsToNewCert) {}
 
   private Figures runWithSwap(Path dir, CertificateAuthority ca, KeyedCertificate first, Swap swap)
       throws Exception {
@@ -209,13 +214,19 @@ class ServingCertificateReloadIT {
     BigInteger oldSerial = first.certificate().getSerialNumber();
     assertThat(load.awaitServed(oldSerial, Duration.ofSeconds(10))).isGreaterThanOrEqualTo(0);
 
-    KeyedCertificate next = serving(ca);
-    swap.replaceWith(next);
-    // counted from the end of the swap: until then the new set is not complete
-    long swappedAt = System.nanoTime();
-    long seenAt =
-        load.awaitServedAfter(next.certificate().getSerialNumber(), swappedAt, SERVED_WITHIN);
-    double seconds = seenAt < 0 ? Double.POSITIVE_INFINITY : (seenAt - swappedAt) / 1e9;
+    // twice: the second swap shows the first one left the watcher and the server in working order
+    List<Double> seconds = new ArrayList<>();
+    long firstSwapAt = 0;
+    for (int i = 0; i < SWAPS; i++) {
+      KeyedCertificate next = serving(ca);
+      swap.replaceWith(next);
+      // counted from the end of the swap: until then the new set is not complete
+      long swappedAt = System.nanoTime();
+      firstSwapAt = i == 0 ? swappedAt : firstSwapAt;
+      long seenAt =
+          load.awaitServedAfter(next.certificate().getSerialNumber(), swappedAt, SERVED_WITHIN);
+      seconds.add(seenAt < 0 ? Double.POSITIVE_INFINITY : (seenAt - swappedAt) / 1e9);
+    }
     // a little more load after the switch: a request that fails late still counts
     Thread.sleep(1000);
     load.close();
@@ -223,9 +234,9 @@ class ServingCertificateReloadIT {
         load.requests.get(),
         load.failures.get(),
         List.copyOf(load.failureSamples),
-        load.goAwayResends(swappedAt, serverLog),
+        load.goAwayResends(firstSwapAt, serverLog),
         serverLog.connectionErrors(),
-        seconds);
+        List.copyOf(seconds));
   }
 
   private int serve(Path tlsDir) throws Exception {
@@ -284,13 +295,15 @@ class ServingCertificateReloadIT {
     // the figures the certificates doc quotes; failsafe keeps them in the report's output
     System.out.printf(
         Locale.ROOT,
-        "TLS-RELOAD swap=\"%s\" requests=%d failed=%d goaway-resends=%d seconds-to-new-cert=%.2f"
+        "TLS-RELOAD swap=\"%s\" requests=%d failed=%d goaway-resends=%d seconds-to-new-cert=%s"
             + "%s%n",
         swap,
         f.requests(),
         f.failures(),
         f.goAwayResends().size(),
-        f.secondsToNewCert(),
+        f.secondsToNewCert().stream()
+            .map(x -> String.format(Locale.ROOT, "%.2f", x))
+            .collect(Collectors.joining("/")),
         f.goAwayResends().isEmpty() ? "" : " " + f.goAwayResends());
   }
 
