@@ -52,7 +52,7 @@ public final class PodInjector {
 
   public PodInjector(TemplateConfig config) {
     this.config = Objects.requireNonNull(config, "config");
-    this.proxyName = containerName(config.templates().proxy(), "linkerd-proxy");
+    this.proxyName = config.proxyContainerName();
   }
 
   public TemplateConfig config() {
@@ -309,11 +309,6 @@ public final class PodInjector {
               + ": "
               + e.getMessage());
     }
-  }
-
-  private static String containerName(Template t, String fallback) {
-    JsonNode n = t.tree().get("name");
-    return n != null && n.isTextual() && !n.asText().contains("${") ? n.asText() : fallback;
   }
 
   private static boolean hasName(List<Container> containers, String name) {
