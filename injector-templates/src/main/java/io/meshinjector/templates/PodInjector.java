@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.TextNode;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.EphemeralContainer;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -52,7 +53,7 @@ public final class PodInjector {
 
   public PodInjector(TemplateConfig config) {
     this.config = Objects.requireNonNull(config, "config");
-    this.proxyName = containerName(config.templates().proxy(), "linkerd-proxy");
+    this.proxyName = config.proxyContainerName();
   }
 
   public TemplateConfig config() {
@@ -75,7 +76,8 @@ public final class PodInjector {
 
   /**
    * The injected pod, as a new object; {@code original} is not touched. When the decision does not
-   * inject, or the pod already carries the proxy, the result equals the original.
+   * inject, or the pod already has a container named like the proxy or the redirect container, the
+   * result equals the original.
    *
    * @throws TemplateException when a replaced template produces something that is no container
    */
@@ -94,8 +96,6 @@ public final class PodInjector {
     PodSpec spec = pod.getSpec();
     Template.Values values = values(pod, decision, plan);
 
-    applyMetadata(pod.getMetadata(), rendered(config.templates().metadata(), values).tree());
-
     Container proxy = container(config.templates().proxy(), values);
     boolean native_ = plan.proxy() == ProxyPlacement.NATIVE_SIDECAR;
     proxy.setRestartPolicy(native_ ? "Always" : null);
@@ -105,6 +105,18 @@ public final class PodInjector {
                 ? config.templates().proxyInit()
                 : config.templates().validator(),
             values);
+    if (Objects.equals(proxy.getName(), redirect.getName())) {
+      throw new TemplateException(
+          "the proxy and the redirect container are both named '" + proxy.getName() + "'");
+    }
+    // The API server refuses a pod with two containers of one name, across containers, init and
+    // ephemeral containers. A pod that already has one of ours by name (another mesh's
+    // linkerd-init, a half-injected pod) is left as it is, whatever the caller decided.
+    if (hasName(spec, proxy.getName()) || hasName(spec, redirect.getName())) {
+      return new PodBuilder(original).build();
+    }
+
+    applyMetadata(pod.getMetadata(), rendered(config.templates().metadata(), values).tree());
 
     List<Container> inits = new ArrayList<>(orEmpty(spec.getInitContainers()));
     List<Container> containers = new ArrayList<>(orEmpty(spec.getContainers()));
@@ -311,9 +323,16 @@ public final class PodInjector {
     }
   }
 
-  private static String containerName(Template t, String fallback) {
-    JsonNode n = t.tree().get("name");
-    return n != null && n.isTextual() && !n.asText().contains("${") ? n.asText() : fallback;
+  private static boolean hasName(PodSpec spec, String name) {
+    if (hasName(spec.getContainers(), name) || hasName(spec.getInitContainers(), name)) {
+      return true;
+    }
+    for (EphemeralContainer c : orEmpty(spec.getEphemeralContainers())) {
+      if (name.equals(c.getName())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static boolean hasName(List<Container> containers, String name) {

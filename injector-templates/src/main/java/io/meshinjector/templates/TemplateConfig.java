@@ -30,6 +30,9 @@ import java.util.TreeSet;
  *
  * <p>Every key of the first four sections is also a template value under its dotted name ({@code
  * ${proxy.ports.admin}}); {@link #values()} holds them plus the values derived here.
+ *
+ * <p>{@link #proxyContainerName()} is the proxy template's container name, checked at load to equal
+ * the engine's {@code injection.proxyContainerName}.
  */
 public record TemplateConfig(
     Proxy proxy,
@@ -38,6 +41,7 @@ public record TemplateConfig(
     ProxyAwait proxyAwait,
     Templates templates,
     String injectorVersion,
+    String proxyContainerName,
     Map<String, JsonNode> values) {
 
   public TemplateConfig {
@@ -47,6 +51,7 @@ public record TemplateConfig(
     Objects.requireNonNull(proxyAwait, "proxyAwait");
     Objects.requireNonNull(templates, "templates");
     Objects.requireNonNull(injectorVersion, "injectorVersion");
+    Objects.requireNonNull(proxyContainerName, "proxyContainerName");
     values = Map.copyOf(values);
   }
 
@@ -95,6 +100,8 @@ public record TemplateConfig(
       Template metadata) {}
 
   private static final String RESOURCES = "/io/meshinjector/templates/";
+  private static final String BUILT_IN = " (built-in)";
+  private static final String GATE_KEY = "injection.proxyContainerName";
   private static final String[] VALUE_SECTIONS = {"proxy", "proxyInit", "validator", "proxyAwait"};
 
   /** The built-in defaults. */
@@ -137,7 +144,78 @@ public record TemplateConfig(
     String version = bundledVersion();
     derived(values, proxy, proxyInit, validator, version);
     checkNames(templates, values);
-    return new TemplateConfig(proxy, proxyInit, validator, proxyAwait, templates, version, values);
+    String proxyName = proxyContainerName(config, templates, values);
+    return new TemplateConfig(
+        proxy, proxyInit, validator, proxyAwait, templates, version, proxyName, values);
+  }
+
+  /**
+   * The proxy template's container name, which must be the one the engine's gate looks for: the
+   * gate knows an injected pod by it, so when they differ re-injection meets our own init container
+   * and is reported as another mesh's pod instead of as already injected.
+   */
+  private static String proxyContainerName(
+      MeshConfig config, Templates templates, Map<String, JsonNode> values) {
+    String gate = config.engine().injection().proxyContainerName();
+    String proxy = staticName(templates.proxy(), values);
+    if (proxy == null) {
+      throw new ConfigException(
+          "config key '"
+              + key(templates.proxy())
+              + "': the proxy container's name must be set and must not depend on the pod, since '"
+              + GATE_KEY
+              + "' ('"
+              + gate
+              + "') recognises injected pods by it");
+    }
+    if (!proxy.equals(gate)) {
+      throw new ConfigException(
+          "config keys '"
+              + GATE_KEY
+              + "' and '"
+              + key(templates.proxy())
+              + "' disagree on the proxy container's name: '"
+              + GATE_KEY
+              + "' is '"
+              + gate
+              + "' but '"
+              + key(templates.proxy())
+              + (templates.proxy().name().endsWith(BUILT_IN) ? "'" + BUILT_IN : "'")
+              + " names it '"
+              + proxy
+              + "'; set both to one name, or re-injected pods are taken for another mesh's");
+    }
+    for (Template t : List.of(templates.proxyInit(), templates.validator())) {
+      if (proxy.equals(staticName(t, values))) {
+        throw new ConfigException(
+            "config key '"
+                + key(t)
+                + "': the container is named '"
+                + proxy
+                + "' like the proxy; a pod may not have two containers of one name");
+      }
+    }
+    return proxy;
+  }
+
+  /** The container name a template renders for every pod, or null when it has none such. */
+  private static String staticName(Template t, Map<String, JsonNode> values) {
+    JsonNode name = t.tree().get("name");
+    if (name == null || !name.isTextual()) {
+      return null;
+    }
+    Template only = Template.of(t.name(), JsonNodeFactory.instance.objectNode().set("name", name));
+    if (only.names().stream().anyMatch(RENDER_VALUES::contains)) {
+      return null;
+    }
+    JsonNode rendered = only.render(values::get).get("name");
+    return rendered == null || !rendered.isTextual() || rendered.asText().isEmpty()
+        ? null
+        : rendered.asText();
+  }
+
+  private static String key(Template t) {
+    return t.name().replace(BUILT_IN, "");
   }
 
   /** The values each render sets from the pod and the decision. */
@@ -170,7 +248,7 @@ public record TemplateConfig(
         if (!values.containsKey(n) && !RENDER_VALUES.contains(n)) {
           throw new ConfigException(
               "config key '"
-                  + t.name().replace(" (built-in)", "")
+                  + key(t)
                   + "': the template uses '${"
                   + n
                   + "}', which is no value; values are the keys of proxy, proxyInit, validator,"
@@ -185,7 +263,8 @@ public record TemplateConfig(
   public TemplateConfig withInjectorVersion(String version) {
     Map<String, JsonNode> v = new LinkedHashMap<>(values);
     v.put("injector.version", JsonNodeFactory.instance.textNode(version));
-    return new TemplateConfig(proxy, proxyInit, validator, proxyAwait, templates, version, v);
+    return new TemplateConfig(
+        proxy, proxyInit, validator, proxyAwait, templates, version, proxyContainerName, v);
   }
 
   private static void derived(
@@ -312,7 +391,7 @@ public record TemplateConfig(
     JsonNode given = s.raw(key);
     String name = s.key(key);
     if (given == null || given.isNull() || (given.isTextual() && given.asText().isBlank())) {
-      return Template.parse(name + " (built-in)", readResource(resource));
+      return Template.parse(name + BUILT_IN, readResource(resource));
     }
     try {
       return given.isTextual() ? Template.parse(name, given.asText()) : Template.of(name, given);

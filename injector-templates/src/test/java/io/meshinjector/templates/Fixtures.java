@@ -2,14 +2,21 @@ package io.meshinjector.templates;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MappingIterator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.introspect.Annotated;
+import com.fasterxml.jackson.databind.introspect.AnnotatedMember;
+import com.fasterxml.jackson.databind.introspect.JacksonAnnotationIntrospector;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.fabric8.kubernetes.api.model.FieldsV1;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodSpec;
 import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.engine.decision.Decision;
 import io.meshinjector.engine.decision.NodeConstraint;
@@ -30,8 +37,29 @@ import java.util.List;
 /** Fixture loading, decisions built directly, and golden-file comparison. */
 final class Fixtures {
   static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+  /**
+   * Reads fabric8's model refusing every field it does not know. FAIL_ON_UNKNOWN_PROPERTIES alone
+   * is not enough: each model class has a {@code @JsonAnySetter} that collects unknown fields into
+   * its additionalProperties, so a typo anywhere in a pod would pass. Only FieldsV1 (the content of
+   * managedFields) is free-form by design and keeps its any-setter.
+   */
   static final ObjectMapper STRICT =
-      new ObjectMapper().enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+      new ObjectMapper()
+          .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+          .setAnnotationIntrospector(
+              new JacksonAnnotationIntrospector() {
+                private static final long serialVersionUID = 1L;
+
+                @Override
+                public Boolean hasAnySetter(Annotated a) {
+                  if (a instanceof AnnotatedMember m && m.getDeclaringClass() == FieldsV1.class) {
+                    return super.hasAnySetter(a);
+                  }
+                  return Boolean.FALSE;
+                }
+              });
+
   static final ObjectMapper YAML_IN = new ObjectMapper(new YAMLFactory());
   static final YAMLMapper YAML_OUT =
       YAMLMapper.builder()
@@ -145,6 +173,35 @@ final class Fixtures {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /**
+   * Checks a pod (or a pod template's metadata and spec) as the API server would before it admits
+   * it: strictly typed, and no two containers of one name across containers, init containers and
+   * ephemeral containers.
+   *
+   * @return the typed pod
+   */
+  static Pod assertValidPod(JsonNode tree, String what) {
+    Pod pod;
+    try {
+      pod = STRICT.treeToValue(tree, Pod.class);
+    } catch (JsonProcessingException e) {
+      throw new AssertionError(what + ": not a valid Pod: " + e.getOriginalMessage(), e);
+    }
+    List<String> names = new ArrayList<>();
+    PodSpec spec = pod.getSpec();
+    if (spec != null) {
+      orEmpty(spec.getContainers()).forEach(c -> names.add(c.getName()));
+      orEmpty(spec.getInitContainers()).forEach(c -> names.add(c.getName()));
+      orEmpty(spec.getEphemeralContainers()).forEach(c -> names.add(c.getName()));
+    }
+    assertThat(names).as("%s: container names", what).doesNotHaveDuplicates();
+    return pod;
+  }
+
+  private static <T> List<T> orEmpty(List<T> list) {
+    return list == null ? List.of() : list;
   }
 
   private static String linkerdTrustAnchors() {

@@ -28,6 +28,10 @@ class GoldenTest {
     StringBuilder b = new StringBuilder();
     for (JsonNode doc : out) {
       b.append("---\n").append(Fixtures.yaml(doc));
+      for (WorkloadTemplates.PodTemplateRef ref :
+          WorkloadTemplates.podTemplates(doc, Cases.NO_NAMESPACE)) {
+        Fixtures.assertValidPod(ref.template(), c + " " + ref.workload());
+      }
     }
     assertThat(out).hasSameSizeAs(c.inputs());
     Fixtures.golden(c.name() + ".yaml", b.toString());
@@ -41,6 +45,7 @@ class GoldenTest {
     ArrayNode patches = Fixtures.JSON.createArrayNode();
     for (int i = 0; i < pods.size(); i++) {
       Pod rendered = INJECTOR.render(pods.get(i), c.decision(workloads.get(i)));
+      Fixtures.assertValidPod(Fixtures.JSON.valueToTree(rendered), c + " " + workloads.get(i));
       patches.add(JsonPatches.diff(pods.get(i), rendered).patch());
     }
     assertThat(patches).isNotEmpty();

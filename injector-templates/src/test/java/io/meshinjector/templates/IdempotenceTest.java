@@ -28,7 +28,12 @@ class IdempotenceTest {
     List<String> workloads = c.workloads();
     for (int i = 0; i < pods.size(); i++) {
       Pod once = INJECTOR.render(pods.get(i), c.decision(workloads.get(i)));
-      assertThat(INJECTOR.alreadyInjected(once)).isTrue();
+      if (c.fixture().equals("emojivoto-already-injected")) {
+        // These carry the proxy or linkerd-init already: the first rendering must not touch them.
+        assertThat(once).as(workloads.get(i)).isEqualTo(pods.get(i));
+      } else {
+        assertThat(INJECTOR.alreadyInjected(once)).as(workloads.get(i)).isTrue();
+      }
       Pod twice = INJECTOR.render(once, c.decision(workloads.get(i)));
       assertThat(JsonPatches.diff(once, twice).isEmpty()).as(workloads.get(i)).isTrue();
       assertThat(twice).isEqualTo(once);

@@ -1,14 +1,18 @@
 package io.meshinjector.templates;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.meshinjector.engine.config.ConfigLoader;
 import jakarta.json.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonStructure;
 import java.io.StringReader;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -38,10 +42,51 @@ class PatchTest {
 
       assertThat(applied)
           .isEqualTo(Fixtures.JSON.readTree(Fixtures.JSON.writeValueAsString(rendered)));
-      Pod strict = Fixtures.STRICT.treeToValue(applied, Pod.class);
+      Pod strict = Fixtures.assertValidPod(applied, c + " " + workloads.get(i));
       assertThat(strict).isEqualTo(rendered);
-      assertThat(strict.getAdditionalProperties()).isEmpty();
     }
+  }
+
+  @Test
+  void aFieldTypoInATemplateFailsTheStrictCheck() throws Exception {
+    // fabric8 keeps the misspelt field in the SecurityContext's additionalProperties and writes it
+    // back out, so only a check that looks below the Pod itself can see it.
+    String proxy =
+        Fixtures.resource("io/meshinjector/templates/proxy.yaml")
+            .replace("readOnlyRootFilesystem:", "readOnlyRootFileSystem:");
+    String config =
+        Fixtures.YAML_OUT.writeValueAsString(Map.of("templates", Map.of("proxy", proxy)));
+    PodInjector typo = new PodInjector(TemplateConfig.from(ConfigLoader.fromYaml(config)));
+    Cases.Case c =
+        Cases.all().filter(x -> x.name().equals("pod-container-legacy")).findFirst().orElseThrow();
+    Pod original = c.pods().get(0);
+    Pod rendered = typo.render(original, c.decision(c.workloads().get(0)));
+    JsonNode applied = applyWithParsson(original, JsonPatches.diff(original, rendered).json());
+
+    assertThat(Fixtures.JSON.treeToValue(applied, Pod.class).getAdditionalProperties())
+        .as("the Pod's own additionalProperties do not show it")
+        .isEmpty();
+    assertThatThrownBy(() -> Fixtures.assertValidPod(applied, "typo"))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("readOnlyRootFileSystem");
+
+    // The same pod rendered with the template as shipped passes.
+    Pod good = INJECTOR.render(original, c.decision(c.workloads().get(0)));
+    Fixtures.assertValidPod(Fixtures.JSON.valueToTree(good), "shipped");
+  }
+
+  @Test
+  void managedFieldsContentIsFreeFormButFieldsAroundItAreNot() throws Exception {
+    Cases.Case c =
+        Cases.all().filter(x -> x.name().equals("affinity-native-cni")).findFirst().orElseThrow();
+    ObjectNode pod = Fixtures.JSON.valueToTree(c.pods().get(0));
+    assertThat(pod.at("/metadata/managedFields/0/fieldsV1").isEmpty()).isFalse();
+    Fixtures.assertValidPod(pod, "with managedFields");
+
+    ((ObjectNode) pod.at("/metadata/managedFields/0")).put("operaton", "Update");
+    assertThatThrownBy(() -> Fixtures.assertValidPod(pod, "typo in managedFields"))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("operaton");
   }
 
   @Test

@@ -1,17 +1,25 @@
 package io.meshinjector.templates;
 
+import static io.meshinjector.engine.decision.ProxyPlacement.CONTAINER;
+import static io.meshinjector.engine.decision.ProxyPlacement.NATIVE_SIDECAR;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.meshinjector.engine.config.ConfigException;
 import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.engine.decision.PathOption;
 import io.meshinjector.engine.decision.ProxyPlacement;
+import io.meshinjector.templates.internal.TemplateException;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class PodInjectorTest {
   private static final PodInjector INJECTOR = Fixtures.injector();
@@ -62,6 +70,103 @@ class PodInjectorTest {
     assertThat(out.getSpec().getVolumes())
         .extracting("name")
         .doesNotContain("linkerd-proxy-init-xtables-lock");
+  }
+
+  /** A container of the pod that has the name of one we would add, under a plan that adds it. */
+  static Stream<Arguments> nameClashes() {
+    return Stream.of(
+        Arguments.of("initContainers", "linkerd-init", PathOption.INIT_NFT, NATIVE_SIDECAR),
+        Arguments.of("initContainers", "linkerd-init", PathOption.INIT_LEGACY, CONTAINER),
+        Arguments.of("containers", "linkerd-init", PathOption.INIT_PLAIN, NATIVE_SIDECAR),
+        Arguments.of("containers", "linkerd-network-validator", PathOption.CNI, CONTAINER),
+        Arguments.of(
+            "ephemeralContainers", "linkerd-network-validator", PathOption.CNI, NATIVE_SIDECAR),
+        Arguments.of("ephemeralContainers", "linkerd-proxy", PathOption.INIT_NFT, CONTAINER));
+  }
+
+  @ParameterizedTest(name = "{0} has {1}, {2} {3}")
+  @MethodSource("nameClashes")
+  void aPodWithAContainerNamedLikeOneOfOursIsLeftAsItIs(
+      String list, String name, PathOption path, ProxyPlacement proxy) {
+    Pod pod = podWith(list, name);
+    Pod out = INJECTOR.render(pod, Fixtures.inject("shop/Pod/p", path, proxy, true));
+    assertThat(out).isEqualTo(pod).isNotSameAs(pod);
+    assertThat(JsonPatches.diff(pod, out).isEmpty()).isTrue();
+  }
+
+  @Test
+  void aNameThatThePlanDoesNotAddDoesNotStopInjection() {
+    // linkerd-init is not added on the CNI path, so nothing clashes; the gate, not the renderer,
+    // decides whether such a pod belongs to another mesh.
+    Pod pod = podWith("initContainers", "linkerd-init");
+    Pod out =
+        INJECTOR.render(pod, Fixtures.inject("shop/Pod/p", PathOption.CNI, NATIVE_SIDECAR, true));
+    assertThat(names(out.getSpec().getInitContainers()))
+        .containsExactly("linkerd-network-validator", "linkerd-proxy", "linkerd-init");
+    Fixtures.assertValidPod(Fixtures.JSON.valueToTree(out), "cni with linkerd-init");
+  }
+
+  @Test
+  void aProxyAndRedirectTemplateOfOneNameAreRefusedAtRender() {
+    // The load-time check sees only names that do not depend on the pod.
+    TemplateConfig config =
+        TemplateConfig.from(
+            ConfigLoader.fromYaml(
+                "templates:\n  validator: {name: '${workload.name}', image: v}\n"));
+    Pod pod = podWith("containers", "sidecar");
+    PodInjector injector = new PodInjector(config);
+    assertThat(
+            names(
+                injector
+                    .render(
+                        pod,
+                        Fixtures.inject("shop/Deployment/web", PathOption.CNI, CONTAINER, true))
+                    .getSpec()
+                    .getInitContainers()))
+        .containsExactly("web");
+    assertThatThrownBy(
+            () ->
+                injector.render(
+                    pod,
+                    Fixtures.inject(
+                        "shop/Deployment/linkerd-proxy", PathOption.CNI, CONTAINER, true)))
+        .isInstanceOf(TemplateException.class)
+        .hasMessageContaining("both named 'linkerd-proxy'");
+  }
+
+  private static Pod podWith(String list, String name) {
+    PodBuilder b =
+        new PodBuilder()
+            .withNewMetadata()
+            .withName("p")
+            .withNamespace("shop")
+            .endMetadata()
+            .withNewSpec()
+            .addNewContainer()
+            .withName("app")
+            .withImage("app:1")
+            .endContainer()
+            .endSpec();
+    switch (list) {
+      case "containers" ->
+          b.editSpec().addNewContainer().withName(name).withImage("x").endContainer().endSpec();
+      case "initContainers" ->
+          b.editSpec()
+              .addNewInitContainer()
+              .withName(name)
+              .withImage("x")
+              .endInitContainer()
+              .endSpec();
+      case "ephemeralContainers" ->
+          b.editSpec()
+              .addNewEphemeralContainer()
+              .withName(name)
+              .withImage("x")
+              .endEphemeralContainer()
+              .endSpec();
+      default -> throw new IllegalArgumentException(list);
+    }
+    return b.build();
   }
 
   @Test
