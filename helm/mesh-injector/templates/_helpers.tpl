@@ -104,8 +104,26 @@ app.kubernetes.io/component: {{ .component }}
 {{- end -}}
 
 {{/*
-The --config YAML: .Values.config verbatim, plus the webhook.tls names the chart owns (they must
-match the objects rendered here). Setting those in .Values.config is refused, so a value never
+tls.selfManaged's lifetimes as {"ca": days, "cert": days}, checked. Both the install-time set and
+the leader's renewals use them, so a serving cert longer than its CA is refused here rather than
+silently cut to the CA's end (genSignedCert) or refused by the webhook at start-up.
+*/}}
+{{- define "mesh-injector.selfManagedValidityDays" -}}
+{{- $ca := int .Values.tls.selfManaged.caValidityDays -}}
+{{- $cert := int .Values.tls.selfManaged.certValidityDays -}}
+{{- if or (lt $ca 1) (lt $cert 1) -}}
+{{- fail (printf "tls.selfManaged.caValidityDays (%d) and certValidityDays (%d) must be at least 1" $ca $cert) -}}
+{{- end -}}
+{{- if gt $cert $ca -}}
+{{- fail (printf "tls.selfManaged.certValidityDays (%d) must not be greater than caValidityDays (%d): a serving certificate cannot outlive the CA that signs it" $cert $ca) -}}
+{{- end -}}
+{{- dict "ca" $ca "cert" $cert | toJson -}}
+{{- end -}}
+
+{{/*
+The --config YAML: .Values.config verbatim, plus the webhook.tls keys the chart owns: the names
+(they must match the objects rendered here) and the self-managed lifetimes (the install-time set
+and the leader's renewals must agree). Setting those in .Values.config is refused, so a value never
 silently loses to the chart.
 */}}
 {{- define "mesh-injector.config" -}}
@@ -119,12 +137,20 @@ silently loses to the chart.
 {{- fail (printf "config.webhook.tls.%s is set by the chart; use tls.mode / tls.secretName instead" $key) -}}
 {{- end -}}
 {{- end -}}
+{{- range $key := list "caValidity" "servingValidity" -}}
+{{- if hasKey $userTls $key -}}
+{{- fail (printf "config.webhook.tls.%s is set by the chart; use tls.selfManaged.caValidityDays / certValidityDays instead" $key) -}}
+{{- end -}}
+{{- end -}}
+{{- $lifetimes := include "mesh-injector.selfManagedValidityDays" . | fromJson -}}
 {{- $tls := dict
       "mode" .Values.tls.mode
       "secretName" (include "mesh-injector.tlsSecretName" .)
       "webhookConfigurationName" (include "mesh-injector.webhookConfigurationName" .)
       "serviceName" (include "mesh-injector.serviceName" .)
-      "leaseName" (include "mesh-injector.leaseName" .) -}}
+      "leaseName" (include "mesh-injector.leaseName" .)
+      "caValidity" (printf "%dd" (int $lifetimes.ca))
+      "servingValidity" (printf "%dd" (int $lifetimes.cert)) -}}
 {{- $owned := dict "webhook" (dict "tls" $tls) -}}
 {{- $merged := mergeOverwrite $config $owned -}}
 {{- toYaml $merged -}}

@@ -56,7 +56,9 @@ public final class CertDirectory {
 
   /**
    * The {@code certs} command: a new CA and a serving cert for {@code dnsNames} (DNS names or IPs),
-   * valid for {@code days}, unless a valid set is already there and {@code force} is false.
+   * valid for {@code days}, unless a valid set that covers every one of those names is already
+   * there and {@code force} is false. A valid set for other names is replaced: refusing it would
+   * leave the caller with a cert its clients reject for the name they dial.
    */
   public static WriteResult writeSet(Path out, List<String> dnsNames, int days, boolean force) {
     return writeSet(out, dnsNames, days, force, KeyType.defaultType(), Clock.systemUTC());
@@ -74,7 +76,7 @@ public final class CertDirectory {
     CertDirectory dir = new CertDirectory(out, clock);
     // checked before generating: an RSA key costs time and the answer may be "refused"
     if (!force) {
-      Optional<CertificateSet> existing = dir.validExisting();
+      Optional<CertificateSet> existing = dir.validExisting(names);
       if (existing.isPresent()) {
         return new WriteResult.RefusedValid(out, existing.get());
       }
@@ -84,16 +86,22 @@ public final class CertDirectory {
     return dir.write(set, force);
   }
 
-  /** Writes {@code set} unless the folder holds a valid set and {@code force} is false. */
+  /**
+   * Writes {@code set} unless the folder holds a valid set covering every name of {@code set}'s
+   * certificate and {@code force} is false.
+   */
   public WriteResult write(CertificateSet set, boolean force) {
+    SubjectNames names = CertificateValidator.namesOf(set.certificate());
+    String replaced = null;
     if (!force) {
-      Optional<CertificateSet> existing = validExisting();
+      Optional<CertificateSet> existing = validExisting(names);
       if (existing.isPresent()) {
         return new WriteResult.RefusedValid(directory, existing.get());
       }
+      replaced = replacedReason(names);
     }
     writeFiles(set);
-    return new WriteResult.Written(directory, set);
+    return new WriteResult.Written(directory, set, replaced);
   }
 
   /**
@@ -149,12 +157,24 @@ public final class CertDirectory {
     writeAtomically(tlsCrt(), set.certificatePem(), CERT_MODE);
   }
 
-  /** The set in the folder if it is valid; an unreadable or partial set counts as not valid. */
-  private Optional<CertificateSet> validExisting() {
+  /**
+   * The set in the folder if it is valid for {@code names}; an unreadable or partial set counts as
+   * not valid.
+   */
+  private Optional<CertificateSet> validExisting(SubjectNames names) {
     try {
-      return readIfPresent().filter(set -> validator().validate(set).isValid());
+      return readIfPresent().filter(set -> validator().validate(set, names).isValid());
     } catch (CertsException e) {
       return Optional.empty();
+    }
+  }
+
+  /** Why a set already in the folder is being replaced, or null when there is none. */
+  private String replacedReason(SubjectNames names) {
+    try {
+      return readIfPresent().map(set -> validator().validate(set, names).summary()).orElse(null);
+    } catch (CertsException e) {
+      return e.getMessage();
     }
   }
 

@@ -77,7 +77,9 @@ public final class Pem {
         }
         certificates.add(converter.getCertificate(holder));
       }
-    } catch (IOException | GeneralSecurityException e) {
+    } catch (CertsException e) {
+      throw e;
+    } catch (IOException | GeneralSecurityException | RuntimeException e) {
       throw new CertsException("cannot read PEM certificates: " + e.getMessage(), e);
     }
     return List.copyOf(certificates);
@@ -111,7 +113,11 @@ public final class Pem {
             "expected a PRIVATE KEY block, found " + object.getClass().getSimpleName());
       }
       return toJdkKey(info);
-    } catch (IOException e) {
+    } catch (CertsException e) {
+      throw e;
+    } catch (IOException | RuntimeException e) {
+      // BouncyCastle throws unchecked exceptions for bad base64 or DER inside a PEM block; a
+      // damaged key must reach callers as the one exception they handle
       throw new CertsException("cannot read PEM private key: " + e.getMessage(), e);
     }
   }

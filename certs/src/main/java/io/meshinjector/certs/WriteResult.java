@@ -8,8 +8,17 @@ public sealed interface WriteResult {
 
   String message();
 
-  /** The three files were written. */
-  record Written(Path directory, CertificateSet set) implements WriteResult {
+  /**
+   * The three files were written.
+   *
+   * @param replaced why the set that was there did not do, or null when there was none or {@code
+   *     force} was given
+   */
+  record Written(Path directory, CertificateSet set, String replaced) implements WriteResult {
+    public Written(Path directory, CertificateSet set) {
+      this(directory, set, null);
+    }
+
     @Override
     public String message() {
       return "wrote ca.crt, tls.crt and tls.key to "
@@ -17,7 +26,8 @@ public sealed interface WriteResult {
           + " for "
           + CertificateValidator.namesOf(set.certificate())
           + ", valid until "
-          + set.notAfter();
+          + set.notAfter()
+          + (replaced == null ? "" : "; replaced the set there (" + replaced + ")");
     }
   }
 

@@ -46,28 +46,57 @@ class CertDirectoryTest {
   }
 
   @Test
-  void refusesToOverwriteAValidSetUnlessForced() throws Exception {
-    CertDirectory.writeSet(root, List.of("a.example"), 30, false, KeyType.EC_P256, clock);
+  void refusesToOverwriteAValidSetForTheSameNamesUnlessForced() throws Exception {
+    CertDirectory.writeSet(
+        root, List.of("a.example", "b.example"), 30, false, KeyType.EC_P256, clock);
     String before = Files.readString(root.resolve("tls.crt"));
 
-    WriteResult refused =
-        CertDirectory.writeSet(root, List.of("b.example"), 30, false, KeyType.EC_P256, clock);
+    WriteResult same =
+        CertDirectory.writeSet(
+            root, List.of("b.example", "a.example"), 30, false, KeyType.EC_P256, clock);
+    WriteResult covered =
+        CertDirectory.writeSet(root, List.of("a.example"), 30, false, KeyType.EC_P256, clock);
 
-    assertThat(refused).isInstanceOf(WriteResult.RefusedValid.class);
-    assertThat(refused.message())
+    assertThat(same).isInstanceOf(WriteResult.RefusedValid.class);
+    assertThat(same.message())
         .contains("refusing to overwrite the valid certificate set in " + root)
         .contains("a.example")
         .contains("--force");
+    assertThat(covered)
+        .as("every requested name is covered")
+        .isInstanceOf(WriteResult.RefusedValid.class);
     assertThat(Files.readString(root.resolve("tls.crt"))).isEqualTo(before);
 
     WriteResult forced =
-        CertDirectory.writeSet(root, List.of("b.example"), 30, true, KeyType.EC_P256, clock);
+        CertDirectory.writeSet(
+            root, List.of("a.example", "b.example"), 30, true, KeyType.EC_P256, clock);
 
     assertThat(forced).isInstanceOf(WriteResult.Written.class);
     assertThat(Files.readString(root.resolve("tls.crt"))).isNotEqualTo(before);
     assertThat(
             PosixFilePermissions.toString(Files.getPosixFilePermissions(root.resolve("tls.key"))))
         .isEqualTo("rw-------");
+  }
+
+  @Test
+  void aValidSetForOtherNamesIsReplacedWithoutForce() throws Exception {
+    CertDirectory.writeSet(root, List.of("a.example"), 30, false, KeyType.EC_P256, clock);
+    String before = Files.readString(root.resolve("tls.crt"));
+
+    WriteResult result =
+        CertDirectory.writeSet(
+            root, List.of("a.example", "b.example"), 30, false, KeyType.EC_P256, clock);
+
+    assertThat(result).isInstanceOf(WriteResult.Written.class);
+    assertThat(result.message())
+        .contains("replaced the set there (tls.crt does not cover b.example)");
+    assertThat(Files.readString(root.resolve("tls.crt"))).isNotEqualTo(before);
+    CertificateSet set = new CertDirectory(root, clock).read();
+    assertThat(
+            new CertificateValidator(clock)
+                .validate(set, SubjectNames.of("a.example", "b.example"))
+                .problems())
+        .isEmpty();
   }
 
   @Test

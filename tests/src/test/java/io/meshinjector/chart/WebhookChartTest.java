@@ -148,23 +148,99 @@ class WebhookChartTest {
     SubjectNames names = SubjectNames.of(SERVICE_NAMES);
 
     assertThat(state.signer()).as("ca.key fits ca.crt").isNotNull();
-    RotationPlanner today =
-        new RotationPlanner(Clock.systemUTC(), RotationPolicy.defaults(), names);
+    RotationPolicy policy = leadersPolicy(docs);
+    assertThat(policy)
+        .as("the chart's defaults are the built-in ones")
+        .isEqualTo(RotationPolicy.defaults());
+    RotationPlanner today = new RotationPlanner(Clock.systemUTC(), policy, names);
     assertThat(today.plan(state)).isInstanceOf(RotationAction.Keep.class);
     // the leader compares caBundles as text: the chart's must be exactly what it would patch in,
     // or the first pass rewrites an equivalent bundle
     assertThat(caBundle(find(docs, "MutatingWebhookConfiguration", FULLNAME)))
         .isEqualTo(CaBundle.base64(state.caBundle()));
 
-    // the chart's serving cert lives 365 days and is renewed at 2/3 of that
-    Clock later = Clock.offset(Clock.systemUTC(), Duration.ofDays(250));
-    RotationPlanner planner = new RotationPlanner(later, RotationPolicy.defaults(), names);
+    // the chart's serving cert lives 90 days and is renewed at 2/3 of that
+    Clock before = Clock.offset(Clock.systemUTC(), Duration.ofDays(59));
+    assertThat(new RotationPlanner(before, policy, names).plan(state))
+        .isInstanceOf(RotationAction.Keep.class);
+    Clock later = Clock.offset(Clock.systemUTC(), Duration.ofDays(61));
+    RotationPlanner planner = new RotationPlanner(later, policy, names);
     RotationAction action = planner.plan(state);
     assertThat(action).isInstanceOf(RotationAction.RenewServing.class);
+    assertThat(action.reason()).contains("passed its renewal time");
     RotationState renewed = planner.apply(action, state);
     assertThat(renewed.caBundle()).isEqualTo(state.caBundle());
     Validation validation = new CertificateValidator(later).validate(renewed.set(), names);
     assertThat(validation.isValid()).as(validation.summary()).isTrue();
+  }
+
+  @Test
+  void selfManagedLifetimesApplyToTheInstallSetAndTheLeader() throws IOException {
+    List<JsonNode> docs =
+        render(
+            t ->
+                t.set("tls.selfManaged.caValidityDays", 400)
+                    .set("tls.selfManaged.certValidityDays", 30));
+    RotationState state = RotationState.fromData(decodedData(find(docs, "Secret", SECRET)));
+
+    assertThat(lifetime(state.signer().certificate())).isEqualTo(Duration.ofDays(400));
+    assertThat(lifetime(state.set().certificate())).isEqualTo(Duration.ofDays(30));
+    JsonNode tls = configTree(docs).at("/webhook/tls");
+    assertThat(tls.path("caValidity").asText()).isEqualTo("400d");
+    assertThat(tls.path("servingValidity").asText()).isEqualTo("30d");
+    RotationPolicy policy = leadersPolicy(docs);
+    assertThat(policy.caValidity()).isEqualTo(Duration.ofDays(400));
+    assertThat(policy.servingValidity()).isEqualTo(Duration.ofDays(30));
+  }
+
+  @Test
+  void aServingCertLongerThanItsCaIsRefused() throws IOException {
+    assertThatThrownBy(
+            () ->
+                render(
+                    t ->
+                        t.set("tls.selfManaged.caValidityDays", 365)
+                            .set("tls.selfManaged.certValidityDays", 400)))
+        .hasMessageContaining(
+            "tls.selfManaged.certValidityDays (400) must not be greater than caValidityDays"
+                + " (365)");
+    assertThatThrownBy(() -> render(t -> t.set("tls.selfManaged.certValidityDays", 0)))
+        .hasMessageContaining("must be at least 1");
+    // equal lifetimes are allowed: the serving cert then ends with its CA
+    assertThat(
+            render(
+                t ->
+                    t.set("tls.selfManaged.caValidityDays", 365)
+                        .set("tls.selfManaged.certValidityDays", 365)))
+        .isNotEmpty();
+  }
+
+  @Test
+  void theLeadersLifetimesCannotBeSetInConfig() {
+    assertThatThrownBy(() -> render(t -> t.set("config.webhook.tls.servingValidity", "10d")))
+        .hasMessageContaining("config.webhook.tls.servingValidity is set by the chart")
+        .hasMessageContaining("tls.selfManaged");
+  }
+
+  /** The RotationPolicy the leader builds from the rendered config (TlsSettings.rotationPolicy). */
+  private static RotationPolicy leadersPolicy(List<JsonNode> docs) throws IOException {
+    JsonNode tls =
+        ConfigLoader.fromYaml(Charts.YAML.writeValueAsString(configTree(docs)))
+            .tree()
+            .at("/webhook/tls");
+    RotationPolicy defaults = RotationPolicy.defaults();
+    return new RotationPolicy(
+        io.meshinjector.engine.config.ConfigSection.parseDuration(tls.path("caValidity").asText()),
+        io.meshinjector.engine.config.ConfigSection.parseDuration(
+            tls.path("servingValidity").asText()),
+        defaults.renewFraction(),
+        defaults.overlap(),
+        defaults.keyType());
+  }
+
+  private static Duration lifetime(X509Certificate certificate) {
+    return Duration.between(
+        certificate.getNotBefore().toInstant(), certificate.getNotAfter().toInstant());
   }
 
   @Test

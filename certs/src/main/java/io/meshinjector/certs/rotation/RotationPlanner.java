@@ -43,7 +43,7 @@ public final class RotationPlanner {
     List<X509Certificate> bundle = set.caCertificates();
     String servingProblem = servingProblem(set, now);
 
-    String signerProblem = signerProblem(state.signer(), bundle, now);
+    String signerProblem = signerProblem(state, bundle, now);
     if (signerProblem != null) {
       if (servingProblem == null) {
         return new RotationAction.RolloverCa(signerProblem);
@@ -202,9 +202,10 @@ public final class RotationPlanner {
   }
 
   private static String signerProblem(
-      CertificateAuthority signer, List<X509Certificate> bundle, Instant now) {
+      RotationState state, List<X509Certificate> bundle, Instant now) {
+    CertificateAuthority signer = state.signer();
     if (signer == null) {
-      return "no CA key to sign with";
+      return state.signerProblem() != null ? state.signerProblem() : "no CA key to sign with";
     }
     if (!bundle.contains(signer.certificate())) {
       return "signing CA " + subject(signer.certificate()) + " is not in the CA bundle";

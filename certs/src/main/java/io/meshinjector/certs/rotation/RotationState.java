@@ -16,10 +16,17 @@ import java.util.Optional;
  * A self-managed set: what clients trust and the server presents ({@code set}, whose CA list is the
  * caBundle) and the CA that signs new serving certs ({@code signer}). Either may be null: nothing
  * stored yet, or a set whose CA key is unknown.
+ *
+ * @param signerProblem why {@code signer} is null although a set is stored (for the plan's reason),
+ *     or null
  */
-public record RotationState(CertificateSet set, CertificateAuthority signer) {
+public record RotationState(CertificateSet set, CertificateAuthority signer, String signerProblem) {
   /** Secret key for the signing CA's private key, next to ca.crt, tls.crt and tls.key. */
   public static final String CA_KEY = "ca.key";
+
+  public RotationState(CertificateSet set, CertificateAuthority signer) {
+    this(set, signer, null);
+  }
 
   public static RotationState empty() {
     return new RotationState(null, null);
@@ -53,7 +60,9 @@ public record RotationState(CertificateSet set, CertificateAuthority signer) {
 
   /**
    * Reads {@link #toData()}'s form. The signer is the newest CA in ca.crt whose public key fits
-   * ca.key; a ca.key that fits none leaves the signer unknown, and the planner then rolls over.
+   * ca.key. A ca.key that is missing, cannot be read or fits none leaves the signer unknown, and
+   * the planner then rolls over to a new CA while ca.crt's CAs stay in the bundle: failing here
+   * instead would fail every pass until the serving cert expired.
    */
   public static RotationState fromData(Map<String, String> data) {
     String tlsCrt = data.get(CertificateSet.TLS_CRT);
@@ -68,18 +77,23 @@ public record RotationState(CertificateSet set, CertificateAuthority signer) {
       // an unreadable set is replaced like a missing one, and the reason is in the plan
       return empty();
     }
-    CertificateAuthority signer = null;
     String caKey = data.get(CA_KEY);
-    if (!isBlank(caKey)) {
-      PrivateKey key = Pem.readPrivateKey(caKey);
-      List<X509Certificate> cas = set.caCertificates();
-      for (int i = cas.size() - 1; i >= 0 && signer == null; i--) {
-        if (CertificateValidator.keyMatches(cas.get(i), key)) {
-          signer = new CertificateAuthority(cas.get(i), key);
-        }
+    if (isBlank(caKey)) {
+      return new RotationState(set, null, "no " + CA_KEY + " to sign with");
+    }
+    PrivateKey key;
+    try {
+      key = Pem.readPrivateKey(caKey);
+    } catch (CertsException e) {
+      return new RotationState(set, null, CA_KEY + " cannot be read: " + e.getMessage());
+    }
+    List<X509Certificate> cas = set.caCertificates();
+    for (int i = cas.size() - 1; i >= 0; i--) {
+      if (CertificateValidator.keyMatches(cas.get(i), key)) {
+        return new RotationState(set, new CertificateAuthority(cas.get(i), key));
       }
     }
-    return new RotationState(set, signer);
+    return new RotationState(set, null, CA_KEY + " fits no CA in " + CertificateSet.CA_CRT);
   }
 
   private static boolean isBlank(String s) {

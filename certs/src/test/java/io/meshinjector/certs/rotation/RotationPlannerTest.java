@@ -153,6 +153,61 @@ class RotationPlannerTest {
     assertThat(third.state().caBundle()).containsExactly(third.state().signer().certificate());
   }
 
+  static java.util.stream.Stream<String> damagedCaKeys() {
+    return java.util.stream.Stream.of(
+        "-----BEGIN PRIVATE KEY-----\nnot*base64!\n-----END PRIVATE KEY-----\n",
+        "-----BEGIN PRIVATE KEY-----\nAAECAwQFBgcICQ==\n-----END PRIVATE KEY-----\n",
+        "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\n",
+        "garbage without any PEM block");
+  }
+
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.MethodSource("damagedCaKeys")
+  void aDamagedCaKeyRollsTheCaOverAndKeepsTheOldCaInTheBundle(String damaged) {
+    RotationState healthy = planner.reconcile(RotationState.empty()).state();
+    X509Certificate oldCa = healthy.signer().certificate();
+    X509Certificate serving = healthy.set().certificate();
+    var data = new java.util.HashMap<>(healthy.toData());
+    data.put(RotationState.CA_KEY, damaged);
+
+    RotationState read = RotationState.fromData(data);
+
+    assertThat(read.signer()).isNull();
+    assertThat(read.set().certificate()).isEqualTo(serving);
+    assertThat(read.signerProblem()).startsWith("ca.key cannot be read: ");
+    RotationAction action = planner.plan(read);
+    assertThat(action).isInstanceOf(RotationAction.RolloverCa.class);
+    assertThat(action.reason()).isEqualTo(read.signerProblem());
+
+    var first = planner.reconcile(read);
+    // the serving cert in use still chains, so API server calls keep working meanwhile
+    assertThat(first.state().caBundle()).hasSize(2).startsWith(oldCa);
+    assertThat(first.state().set().certificate()).isEqualTo(serving);
+    RotationState reread = RotationState.fromData(first.state().toData());
+    assertThat(reread.signer().certificate()).isEqualTo(first.state().signer().certificate());
+    assertThat(reread.signer().certificate()).isNotEqualTo(oldCa);
+    clock.advance(OVERLAP);
+    var second = planner.reconcile(reread);
+    assertThat(second.applied()).singleElement().isInstanceOf(RotationAction.RenewServing.class);
+    assertPkixChains(second.state().set().certificate(), List.of(reread.signer().certificate()));
+  }
+
+  @Test
+  void aCaKeyThatFitsNoCaSaysSo() {
+    RotationState state = planner.reconcile(RotationState.empty()).state();
+    var data = new java.util.HashMap<>(state.toData());
+    data.put(
+        RotationState.CA_KEY,
+        new CertificateIssuer(clock)
+            .newAuthority(Duration.ofDays(30), KeyType.EC_P256)
+            .privateKeyPem());
+
+    RotationState read = RotationState.fromData(data);
+
+    assertThat(read.signer()).isNull();
+    assertThat(planner.plan(read).reason()).isEqualTo("ca.key fits no CA in ca.crt");
+  }
+
   @Test
   void anExpiredServingCertIsRenewedAtOnceFromTheCurrentCa() {
     RotationState state = planner.reconcile(RotationState.empty()).state();

@@ -46,6 +46,8 @@ public final class HostProbe {
   public static final String SELINUX = "selinux";
   public static final String REASON_PREFIX = "reason.";
 
+  private static final String LINKERD_CNI = "linkerd-cni";
+
   /** Where plugins end up when an installer and the runtime disagree (seed 003). */
   private static final List<String> KNOWN_BIN_DIRS =
       List.of("/opt/cni/bin", "/etc/cni/bin", "/usr/libexec/cni", "/usr/lib/cni");
@@ -58,7 +60,11 @@ public final class HostProbe {
   }
 
   public HostProbe(Path hostRoot, ProbeOptions options) {
-    this.host = new HostRoot(Objects.requireNonNull(hostRoot, "hostRoot"));
+    this(new HostRoot(Objects.requireNonNull(hostRoot, "hostRoot")), options);
+  }
+
+  HostProbe(HostRoot host, ProbeOptions options) {
+    this.host = Objects.requireNonNull(host, "host");
     this.options = Objects.requireNonNull(options, "options");
   }
 
@@ -338,7 +344,9 @@ public final class HostProbe {
                   + runtime.runtime()
                   + " reads it instead of "
                   + options.defaultCniConfDir()
-                  + "; mount it into the probe)"
+                  + "; "
+                  + mountHint(runtime.confDir())
+                  + ")"
               : "";
       return Outcome.unknown("cannot read the CNI config: " + e.getMessage() + hint);
     }
@@ -381,49 +389,103 @@ public final class HostProbe {
     return iptablesMode(chain, iptables, plugin, facts);
   }
 
-  /** Null when the binary is where the runtime looks. */
+  /**
+   * Null when the binary is where the runtime looks. A runtime bin dir that is not under the host
+   * root at all is a gap in the probe's mounts, not a fact about the node: RKE2's and CRI-O's dirs
+   * are outside the chart's default hostPaths, and calling that "absent" would steer pods away from
+   * nodes whose CNI works.
+   */
   private Outcome pluginBinary(RuntimeCni runtime, String plugin, Map<String, String> facts) {
+    List<String> notVisible = new ArrayList<>();
     try {
       for (String dir : runtime.binDirs()) {
-        if (host.isFile(dir + "/" + plugin)) {
+        if (!RuntimeCni.exists(host, dir)) {
+          notVisible.add(dir);
+        } else if (host.isFile(dir + "/" + plugin)) {
           facts.put(CNI_PLUGIN_BINARY, dir + "/" + plugin);
           return null;
         }
       }
-      facts.put(CNI_PLUGIN_BINARY, "missing");
-      String looked = String.join(", ", runtime.binDirs());
-      for (String dir : KNOWN_BIN_DIRS) {
-        if (!runtime.binDirs().contains(dir) && host.isFile(dir + "/" + plugin)) {
-          facts.put(CNI_PLUGIN_BINARY, dir + "/" + plugin + " (not read by the runtime)");
-          return new Outcome(
-              Verdict.ABSENT,
-              plugin
-                  + " binary is in "
-                  + dir
-                  + " but "
-                  + runtime.runtime()
-                  + " reads "
-                  + looked
-                  + ": install the CNI plugin into "
-                  + runtime.binDirs().get(0)
-                  + " (linkerd2-cni chart value destCNIBinDir) or point the runtime's CNI bin"
-                  + " dir at "
-                  + dir);
-        }
-      }
-      return new Outcome(
-          Verdict.ABSENT,
-          plugin
-              + " is chained but its binary is not in "
-              + looked
-              + " ("
-              + runtime.runtime()
-              + "'s CNI bin dir): every pod sandbox on this node fails until it is installed"
-              + " there");
     } catch (HostReadException e) {
       facts.put(CNI_PLUGIN_BINARY, unknown(e.getMessage()));
       return Outcome.unknown("cannot check the " + plugin + " binary: " + e.getMessage());
     }
+    String looked = String.join(", ", runtime.binDirs());
+    String elsewhere = misplaced(runtime, plugin);
+    if (!notVisible.isEmpty()) {
+      String dirs = String.join(", ", notVisible);
+      facts.put(
+          CNI_PLUGIN_BINARY,
+          unknown(
+              dirs
+                  + (notVisible.size() == 1 ? " is" : " are")
+                  + " not visible under the host root"
+                  + (elsewhere != null
+                      ? "; found " + elsewhere + ", not read by the runtime"
+                      : "")));
+      return Outcome.unknown(
+          "cannot check the "
+              + plugin
+              + " binary: "
+              + runtime.runtime()
+              + "'s CNI bin dir "
+              + dirs
+              + (notVisible.size() == 1 ? " is" : " are")
+              + " not visible under the host root ("
+              + runtime.source()
+              + "); "
+              + notVisible.stream().map(HostProbe::mountHint).collect(Collectors.joining("; ")));
+    }
+    facts.put(CNI_PLUGIN_BINARY, "missing");
+    if (elsewhere != null) {
+      String dir = elsewhere.substring(0, elsewhere.lastIndexOf('/'));
+      facts.put(CNI_PLUGIN_BINARY, elsewhere + " (not read by the runtime)");
+      return new Outcome(
+          Verdict.ABSENT,
+          plugin
+              + " binary is in "
+              + dir
+              + " but "
+              + runtime.runtime()
+              + " reads "
+              + looked
+              + ": install the CNI plugin into "
+              + runtime.binDirs().get(0)
+              + " (linkerd2-cni chart value destCNIBinDir) or point the runtime's CNI bin"
+              + " dir at "
+              + dir);
+    }
+    return new Outcome(
+        Verdict.ABSENT,
+        plugin
+            + " is chained but its binary is not in "
+            + looked
+            + " ("
+            + runtime.runtime()
+            + "'s CNI bin dir): every pod sandbox on this node fails until it is installed"
+            + " there");
+  }
+
+  /** The plugin's binary in a well-known dir the runtime does not read, or null. */
+  private String misplaced(RuntimeCni runtime, String plugin) {
+    for (String dir : KNOWN_BIN_DIRS) {
+      if (runtime.binDirs().contains(dir)) {
+        continue;
+      }
+      try {
+        if (host.isFile(dir + "/" + plugin)) {
+          return dir + "/" + plugin;
+        }
+      } catch (HostReadException e) {
+        // only a hint for the fix: an unreadable dir the runtime does not use changes no verdict
+      }
+    }
+    return null;
+  }
+
+  /** The chart value that makes a host dir visible to the probe. */
+  private static String mountHint(String dir) {
+    return "add {path: " + dir + ", type: \"\"} to the chart's probe.extraHostPaths";
   }
 
   /**
@@ -433,7 +495,8 @@ public final class HostProbe {
   private static Outcome iptablesMode(
       CniChain chain, HostIptables iptables, String plugin, Map<String, String> facts) {
     com.fasterxml.jackson.databind.JsonNode linkerd = chain.plugin().get("linkerd");
-    if (linkerd == null || !linkerd.isObject()) {
+    boolean noSection = linkerd == null || linkerd.isNull();
+    if (noSection && !LINKERD_CNI.equals(chain.plugin().path("type").asText())) {
       facts.put(CNI_IPTABLES_MODE, "not configured by " + plugin);
       return new Outcome(
           Verdict.READY,
@@ -442,10 +505,25 @@ public final class HostProbe {
               + chain.active()
               + " and its binary is in place (no iptables-mode to check)");
     }
-    String raw = linkerd.path("iptables-mode").asText("");
-    // linkerd-cni falls back to legacy when the field is missing or empty
+    if (!noSection && !linkerd.isObject()) {
+      facts.put(CNI_IPTABLES_MODE, "unreadable (\"linkerd\" is not an object)");
+      return new Outcome(
+          Verdict.ABSENT,
+          plugin
+              + "'s \"linkerd\" section in "
+              + chain.active()
+              + " is not a JSON object, so the plugin cannot parse its config: reinstall the CNI"
+              + " plugin's config");
+    }
+    // linkerd-cni reads a missing section as all zero values, and an empty iptables-mode as
+    // legacy (linkerd2-proxy-init cni-plugin cmdAdd): both run iptables-legacy on the host
+    String raw = noSection ? "" : linkerd.path("iptables-mode").asText("");
     String modeId = raw.isBlank() ? "legacy" : raw.strip();
-    facts.put(CNI_IPTABLES_MODE, raw.isBlank() ? "legacy (default)" : modeId);
+    facts.put(
+        CNI_IPTABLES_MODE,
+        raw.isBlank()
+            ? "legacy (default" + (noSection ? ", no linkerd section" : "") + ")"
+            : modeId);
     var mode = CniIptablesMode.fromId(modeId);
     if (mode.isEmpty()) {
       return new Outcome(

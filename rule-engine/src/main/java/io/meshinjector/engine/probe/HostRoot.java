@@ -4,10 +4,12 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -25,10 +27,28 @@ final class HostRoot {
   private static final int MAX_LINKS = 40;
   private static final long MAX_FILE_BYTES = 32L * 1024 * 1024;
 
+  /**
+   * Reads one path's own attributes, not following a final link. A seam for tests: as root, no file
+   * mode makes a path unreadable, so tests that must also fail under root deny access here.
+   */
+  @FunctionalInterface
+  interface Attributes {
+    BasicFileAttributes read(Path path) throws IOException;
+  }
+
+  private static final Attributes FILE_SYSTEM =
+      path -> Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+
   private final Path root;
+  private final Attributes attributes;
 
   HostRoot(Path root) {
+    this(root, FILE_SYSTEM);
+  }
+
+  HostRoot(Path root, Attributes attributes) {
     this.root = root.toAbsolutePath().normalize();
+    this.attributes = attributes;
   }
 
   Path root() {
@@ -41,8 +61,9 @@ final class HostRoot {
    * @param hostPath the canonical path on the host, e.g. {@code /usr/sbin/xtables-nft-multi}
    * @param real where that is inside the probe's file system
    * @param hops every link followed, as {@code link -> target}, in order
+   * @param attributes what {@code real} is: never a link, since every link has been followed
    */
-  record Resolved(String hostPath, Path real, List<String> hops) {
+  record Resolved(String hostPath, Path real, List<String> hops, BasicFileAttributes attributes) {
     String fileName() {
       int slash = hostPath.lastIndexOf('/');
       return hostPath.substring(slash + 1);
@@ -52,13 +73,15 @@ final class HostRoot {
   /**
    * Follows {@code hostPath} component by component, re-rooting absolute link targets.
    *
-   * @throws HostReadException missing when a component does not exist (including a dangling link),
-   *     otherwise when a link loops or cannot be read
+   * @throws HostReadException missing when a component does not exist (including a dangling link);
+   *     otherwise (permission denied, a file where a directory should be, a link loop) not missing,
+   *     because then the probe cannot tell whether the path is there
    */
   Resolved resolve(String hostPath) throws HostReadException {
     Deque<String> pending = new ArrayDeque<>(components(hostPath));
     List<String> current = new ArrayList<>();
     List<String> hops = new ArrayList<>();
+    BasicFileAttributes here = attributesOf(hostPath, current);
     int links = 0;
     while (!pending.isEmpty()) {
       String part = pending.removeFirst();
@@ -69,17 +92,18 @@ final class HostRoot {
         if (!current.isEmpty()) {
           current.remove(current.size() - 1);
         }
+        here = attributesOf(hostPath, current);
         continue;
       }
       current.add(part);
-      Path here = inside(current);
-      if (Files.isSymbolicLink(here)) {
+      here = attributesOf(hostPath, current);
+      if (here.isSymbolicLink()) {
         if (++links > MAX_LINKS) {
           throw new HostReadException(hostPath + ": too many levels of symbolic links", false);
         }
         String target;
         try {
-          target = Files.readSymbolicLink(here).toString();
+          target = Files.readSymbolicLink(inside(current)).toString();
         } catch (IOException e) {
           throw new HostReadException(describe(join(current), e), false);
         }
@@ -92,26 +116,53 @@ final class HostRoot {
         for (int i = targetParts.size() - 1; i >= 0; i--) {
           pending.addFirst(targetParts.get(i));
         }
-      } else if (!Files.exists(here, LinkOption.NOFOLLOW_LINKS)) {
-        String missingAt = join(current);
-        throw new HostReadException(
-            missingAt.equals(normalize(hostPath))
-                ? missingAt + " does not exist"
-                : hostPath + " does not exist (" + missingAt + " is missing)",
-            true);
       }
     }
-    return new Resolved(join(current), inside(current), List.copyOf(hops));
+    if (here.isSymbolicLink()) {
+      // the last link's target added nothing to walk ("." or "/"): what it names is current
+      here = attributesOf(hostPath, current);
+    }
+    return new Resolved(join(current), inside(current), List.copyOf(hops), here);
+  }
+
+  /**
+   * The attributes of {@code current} inside the root. Only "no such file" counts as missing: a
+   * denied stat (the probe runs as nobody) or a file where a directory should be says nothing about
+   * whether the path exists on the node, so it must not read as "does not exist".
+   */
+  private BasicFileAttributes attributesOf(String hostPath, List<String> current)
+      throws HostReadException {
+    String at = join(current);
+    try {
+      return attributes.read(inside(current));
+    } catch (NoSuchFileException e) {
+      throw new HostReadException(
+          at.equals(normalize(hostPath))
+              ? at + " does not exist"
+              : hostPath + " does not exist (" + at + " is missing)",
+          true);
+    } catch (IOException e) {
+      boolean notADirectory = isNotADirectory(e) && current.size() > 1;
+      String problem =
+          notADirectory
+              ? join(current.subList(0, current.size() - 1)) + " is not a directory"
+              : describe(at, e);
+      throw new HostReadException(
+          at.equals(normalize(hostPath)) && !notADirectory
+              ? problem
+              : normalize(hostPath) + ": cannot check it, " + problem,
+          false);
+    }
   }
 
   /** Reads a host text file (UTF-8; malformed bytes are replaced rather than failing). */
   String read(String hostPath) throws HostReadException {
     Resolved r = resolve(hostPath);
     try {
-      if (Files.isDirectory(r.real())) {
+      if (r.attributes().isDirectory()) {
         throw new HostReadException(hostPath + " is a directory", false);
       }
-      if (Files.size(r.real()) > MAX_FILE_BYTES) {
+      if (r.attributes().size() > MAX_FILE_BYTES) {
         throw new HostReadException(
             hostPath + " is larger than " + MAX_FILE_BYTES + " bytes", false);
       }
@@ -124,7 +175,7 @@ final class HostRoot {
   /** Names in a host directory, sorted as libcni and the runtimes sort them (byte order). */
   List<String> list(String hostDir) throws HostReadException {
     Resolved r = resolve(hostDir);
-    if (!Files.isDirectory(r.real())) {
+    if (!r.attributes().isDirectory()) {
       throw new HostReadException(hostDir + " is not a directory", false);
     }
     List<String> names = new ArrayList<>();
@@ -145,7 +196,7 @@ final class HostRoot {
    */
   boolean isFile(String hostPath) throws HostReadException {
     try {
-      return Files.isRegularFile(resolve(hostPath).real());
+      return resolve(hostPath).attributes().isRegularFile();
     } catch (HostReadException e) {
       if (e.missing()) {
         return false;
@@ -180,12 +231,22 @@ final class HostRoot {
     return join(components(hostPath));
   }
 
+  private static boolean isNotADirectory(IOException e) {
+    return e instanceof FileSystemException fs
+        && !(e instanceof AccessDeniedException)
+        && "Not a directory".equalsIgnoreCase(fs.getReason());
+  }
+
   static String describe(String hostPath, IOException e) {
     if (e instanceof AccessDeniedException) {
       return hostPath + ": permission denied (run the probe as root or relax the file's mode)";
     }
     if (e instanceof NoSuchFileException) {
       return hostPath + " does not exist";
+    }
+    if (e instanceof FileSystemException fs && fs.getReason() != null) {
+      // e.g. ENOTDIR: a component on the way is a file, so the path cannot be looked into
+      return hostPath + ": " + fs.getReason().toLowerCase(java.util.Locale.ROOT);
     }
     return hostPath + ": " + e.getClass().getSimpleName() + ": " + e.getMessage();
   }

@@ -336,6 +336,145 @@ class CniProbeTest {
         .containsEntry("cniConfDir", "/var/lib/rancher/rke2/agent/etc/cni/net.d")
         .containsEntry("cniBinDir", "/opt/cni/bin");
     assertThat(report.status().facts().get("reason.cni"))
-        .contains("containerd reads it instead of /etc/cni/net.d; mount it into the probe");
+        .contains(
+            "containerd reads it instead of /etc/cni/net.d; add {path:"
+                + " /var/lib/rancher/rke2/agent/etc/cni/net.d, type: \"\"} to the chart's"
+                + " probe.extraHostPaths");
+  }
+
+  static final String RKE2_BIN = "/var/lib/rancher/rke2/data/current/bin";
+
+  private static HostFixture rke2(Path root) {
+    return HostFixture.ubuntu2204(root)
+        .containerdConfig(
+            "version = 2\n[plugins.\"io.containerd.grpc.v1.cri\".cni]\n"
+                + "bin_dir = \""
+                + RKE2_BIN
+                + "\"\nconf_dir = \"/etc/cni/net.d\"\n")
+        .calicoConflist("10-calico.conflist", linkerdPlugin("nft"));
+  }
+
+  @Test
+  void runtimeBinDirOutsideTheMountsIsUnknownNotAbsent() {
+    // RKE2's containerd reads plugins from its data dir, which the chart does not mount
+    HostFixture host = rke2(root).dir("/opt/cni/bin");
+
+    ProbeReport report = probe(host);
+
+    assertThat(report.status().capabilities()).containsEntry(CNI, Verdict.UNKNOWN);
+    assertThat(report.status().facts())
+        .containsEntry("cniBinDir", RKE2_BIN)
+        .containsEntry(
+            "cniPluginBinary", "unknown (" + RKE2_BIN + " is not visible under the host root)");
+    assertThat(report.status().facts().get("reason.cni"))
+        .isEqualTo(
+            "cannot check the linkerd-cni binary: containerd's CNI bin dir "
+                + RKE2_BIN
+                + " is not visible under the host root (/etc/containerd/config.toml); add {path: "
+                + RKE2_BIN
+                + ", type: \"\"} to the chart's probe.extraHostPaths");
+  }
+
+  @Test
+  void runtimeBinDirOnceMountedGivesTheUsualVerdicts(@TempDir Path other) {
+    ProbeReport missing = probe(rke2(root).dir(RKE2_BIN));
+    assertThat(missing.status().capabilities()).containsEntry(CNI, ABSENT);
+    assertThat(missing.status().facts()).containsEntry("cniPluginBinary", "missing");
+    assertThat(missing.status().facts().get("reason.cni"))
+        .contains("linkerd-cni is chained but its binary is not in " + RKE2_BIN);
+
+    ProbeReport installed = probe(rke2(other).binary(RKE2_BIN + "/linkerd-cni"));
+    assertThat(installed.status().capabilities()).containsEntry(CNI, READY);
+    assertThat(installed.status().facts())
+        .containsEntry("cniPluginBinary", RKE2_BIN + "/linkerd-cni");
+  }
+
+  @Test
+  void crioBinDirOutsideTheMountsIsUnknownEvenWithTheBinaryInOptCniBin() {
+    // the binary in /opt/cni/bin may be a leftover: whether /usr/libexec/cni has it is unknown
+    HostFixture host =
+        HostFixture.rhel810(root)
+            .file("/etc/crio/crio.conf", "[crio.network]\nplugin_dirs = [\"/usr/libexec/cni\"]\n")
+            .calicoConflist("10-calico.conflist", linkerdPlugin("plain"))
+            .binary("/opt/cni/bin/linkerd-cni");
+
+    ProbeReport report = probe(host);
+
+    assertThat(report.status().capabilities()).containsEntry(CNI, Verdict.UNKNOWN);
+    assertThat(report.status().facts())
+        .containsEntry(
+            "cniPluginBinary",
+            "unknown (/usr/libexec/cni is not visible under the host root; found"
+                + " /opt/cni/bin/linkerd-cni, not read by the runtime)");
+    assertThat(report.status().facts().get("reason.cni"))
+        .contains("cri-o's CNI bin dir /usr/libexec/cni is not visible under the host root")
+        .contains("add {path: /usr/libexec/cni, type: \"\"} to the chart's probe.extraHostPaths");
+  }
+
+  @Test
+  void oneVisibleBinDirWithTheBinaryIsEnoughWhenAnotherIsNotMounted() {
+    HostFixture host =
+        HostFixture.rhel810(root)
+            .file(
+                "/etc/crio/crio.conf",
+                "[crio.network]\nplugin_dirs = [\"/usr/libexec/cni\", \"/opt/cni/bin\"]\n")
+            .calicoConflist("10-calico.conflist", linkerdPlugin("plain"))
+            .binary("/opt/cni/bin/linkerd-cni");
+
+    ProbeReport report = probe(host);
+
+    assertThat(report.status().capabilities()).containsEntry(CNI, READY);
+    assertThat(report.status().facts())
+        .containsEntry("cniPluginBinary", "/opt/cni/bin/linkerd-cni");
+  }
+
+  @Test
+  void linkerdEntryWithoutItsSectionIsCheckedAsLegacy() {
+    // linkerd-cni reads a missing "linkerd" section as zero values: iptables-mode "" is legacy
+    HostFixture rhel =
+        HostFixture.rhel810(root)
+            .calicoConflist("10-calico.conflist", HostFixture.linkerdPluginWithoutSection())
+            .binary("/opt/cni/bin/linkerd-cni");
+
+    ProbeReport report = probe(rhel);
+
+    assertThat(report.status().capabilities()).containsEntry(CNI, ABSENT);
+    assertThat(report.status().facts())
+        .containsEntry("cniIptablesMode", "legacy (default, no linkerd section)");
+    assertThat(report.status().facts().get("reason.cni"))
+        .isEqualTo(
+            "linkerd-cni iptables-mode legacy runs iptables-legacy, iptables-legacy-save on the"
+                + " host, which lacks iptables-legacy, iptables-legacy-save (pod sandboxes fail"
+                + " with \"exit status 127\"): set the CNI's iptablesMode to plain");
+  }
+
+  @Test
+  void linkerdEntryWithoutItsSectionIsReadyWhereLegacyBinariesExist(@TempDir Path other) {
+    HostFixture ubuntu =
+        HostFixture.ubuntu2204(other)
+            .calicoConflist("10-calico.conflist", HostFixture.linkerdPluginWithoutSection())
+            .binary("/opt/cni/bin/linkerd-cni");
+
+    ProbeReport report = probe(ubuntu);
+
+    assertThat(report.status().capabilities()).containsEntry(CNI, READY);
+    assertThat(report.status().facts())
+        .containsEntry("cniIptablesMode", "legacy (default, no linkerd section)");
+    assertThat(report.status().facts().get("reason.cni")).contains("iptables-mode legacy runs");
+  }
+
+  @Test
+  void linkerdSectionThatIsNotAnObjectIsAbsent() {
+    HostFixture host =
+        HostFixture.ubuntu2204(root)
+            .calicoConflist(
+                "10-calico.conflist", "{\"type\": \"linkerd-cni\", \"linkerd\": \"nft\"}")
+            .binary("/opt/cni/bin/linkerd-cni");
+
+    ProbeReport report = probe(host);
+
+    assertThat(report.status().capabilities()).containsEntry(CNI, ABSENT);
+    assertThat(report.status().facts().get("reason.cni"))
+        .contains("\"linkerd\" section in 10-calico.conflist is not a JSON object");
   }
 }

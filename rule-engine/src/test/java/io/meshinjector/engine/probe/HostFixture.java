@@ -163,6 +163,13 @@ final class HostFixture {
         .formatted(mode == null ? "" : ", \"iptables-mode\": \"" + mode + "\"");
   }
 
+  /** An older linkerd2-cni installer's entry: no {@code linkerd} section at all. */
+  static String linkerdPluginWithoutSection() {
+    return """
+        {"name": "linkerd-cni", "type": "linkerd-cni", "log_level": "info",
+         "kubernetes": {"kubeconfig": "/etc/cni/net.d/ZZZ-linkerd-cni-kubeconfig"}}""";
+  }
+
   static final String CONTAINERD_V2 =
       """
       version = 2

@@ -8,10 +8,14 @@ import static io.meshinjector.engine.capability.Verdict.UNKNOWN;
 import static io.meshinjector.engine.probe.HostFixture.RHEL_KERNEL;
 import static io.meshinjector.engine.probe.HostFixture.linkerdPlugin;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
@@ -177,6 +181,136 @@ class UnreadableHostTest {
     assertThat(report.status().capabilities()).containsEntry(CNI, UNKNOWN);
     assertThat(report.status().facts().get("reason.cni"))
         .contains("/etc/cni/net.d/10-calico.conflist: permission denied");
+  }
+
+  @Test
+  void aFileWhereADirectoryShouldBeIsUnknownNotMissing() throws Exception {
+    // a stat through a regular file fails with ENOTDIR, whoever runs the probe, root included
+    HostFixture host =
+        HostFixture.ubuntu2204(root)
+            .calicoConflist("10-calico.conflist", linkerdPlugin("nft"))
+            .file("/opt/cni/bin", "not a directory");
+
+    ProbeReport report = probe(host);
+
+    assertThat(report.status().capabilities()).containsEntry(CNI, UNKNOWN);
+    assertThat(report.status().facts().get("reason.cni"))
+        .isEqualTo(
+            "cannot check the linkerd-cni binary: /opt/cni/bin/linkerd-cni: cannot check it,"
+                + " /opt/cni/bin is not a directory");
+    assertThat(report.status().facts().get("cniPluginBinary")).doesNotContain("does not exist");
+  }
+
+  @Test
+  void procAsAFileLeavesModulesUnknownWithoutClaimingTheyAreMissing() throws Exception {
+    HostFixture host = HostFixture.rhel810(root);
+    Path proc = host.at("/proc");
+    deleteTree(proc);
+    Files.writeString(proc, "");
+
+    ProbeReport report = probe(host);
+
+    assertThat(report.status().capabilities()).containsEntry(IPTABLES_LEGACY, UNKNOWN);
+    assertThat(report.status().facts())
+        .containsEntry(
+            "loadedModules", "unknown (/proc/modules: cannot check it, /proc is not a directory)");
+  }
+
+  /** Denies the stat of one host path, as a 0700 parent dir does for uid 65534. */
+  private static HostRoot denying(Path root, String hostPath) {
+    Path denied = root.toAbsolutePath().normalize().resolve(hostPath.substring(1));
+    return new HostRoot(
+        root,
+        path -> {
+          if (path.equals(denied)) {
+            throw new AccessDeniedException(path.toString());
+          }
+          return Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        });
+  }
+
+  @Test
+  void aDeniedStatIsNotMissing() {
+    HostFixture host = HostFixture.ubuntu2204(root);
+    HostRoot hostRoot = denying(host.root, "/etc/cni");
+
+    assertThatThrownBy(() -> hostRoot.resolve("/etc/cni/net.d"))
+        .isInstanceOfSatisfying(
+            HostReadException.class, e -> assertThat(e.missing()).as("missing").isFalse())
+        .hasMessage(
+            "/etc/cni/net.d: cannot check it, /etc/cni: permission denied (run the probe as root"
+                + " or relax the file's mode)");
+    assertThatThrownBy(() -> hostRoot.resolve("/etc/containerd/config.toml"))
+        .isInstanceOfSatisfying(
+            HostReadException.class, e -> assertThat(e.missing()).as("missing").isTrue());
+  }
+
+  @Test
+  void aDeniedCniBinDirIsUnknownNotAbsent() {
+    HostFixture host =
+        HostFixture.ubuntu2204(root)
+            .calicoConflist("10-calico.conflist", linkerdPlugin("nft"))
+            .binary("/opt/cni/bin/linkerd-cni");
+
+    ProbeReport report =
+        new HostProbe(denying(host.root, "/opt/cni/bin/linkerd-cni"), ProbeOptions.defaults())
+            .probe(Instant.EPOCH);
+
+    assertThat(report.status().capabilities()).containsEntry(CNI, UNKNOWN);
+    assertThat(report.status().facts().get("reason.cni"))
+        .isEqualTo(
+            "cannot check the linkerd-cni binary: /opt/cni/bin/linkerd-cni: permission denied"
+                + " (run the probe as root or relax the file's mode)");
+  }
+
+  @Test
+  void aDeniedContainerdConfigIsUnknownNotDefaults() {
+    // read as missing, the probe would assume /opt/cni/bin and hide seed 003's mismatch
+    HostFixture host =
+        HostFixture.ubuntu2204(root)
+            .containerdConfig(HostFixture.CONTAINERD_V2)
+            .calicoConflist("10-calico.conflist", linkerdPlugin("nft"))
+            .binary("/opt/cni/bin/linkerd-cni");
+
+    ProbeReport report =
+        new HostProbe(denying(host.root, "/etc/containerd"), ProbeOptions.defaults())
+            .probe(Instant.EPOCH);
+
+    assertThat(report.status().capabilities()).containsEntry(CNI, UNKNOWN);
+    assertThat(report.status().facts().get("containerRuntime"))
+        .startsWith("unknown (/etc/containerd/config.toml: cannot check it, /etc/containerd:")
+        .contains("permission denied");
+  }
+
+  @Test
+  void anUnsearchableDirIsPermissionDenied() throws Exception {
+    assumeThat(System.getProperty("user.name")).as("root reads every file").isNotEqualTo("root");
+    HostFixture host =
+        HostFixture.ubuntu2204(root)
+            .calicoConflist("10-calico.conflist", linkerdPlugin("nft"))
+            .binary("/opt/cni/bin/linkerd-cni");
+    Files.setPosixFilePermissions(
+        host.at("/etc/cni"), PosixFilePermissions.fromString("---------"));
+    try {
+      ProbeReport report = probe(host);
+
+      assertThat(report.status().capabilities()).containsEntry(CNI, UNKNOWN);
+      assertThat(report.status().facts().get("reason.cni"))
+          .contains("/etc/cni: permission denied")
+          .doesNotContain("does not exist");
+    } finally {
+      // or @TempDir cannot clean up
+      Files.setPosixFilePermissions(
+          host.at("/etc/cni"), PosixFilePermissions.fromString("rwx------"));
+    }
+  }
+
+  private static void deleteTree(Path dir) throws java.io.IOException {
+    try (var paths = Files.walk(dir)) {
+      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
   }
 
   @Test

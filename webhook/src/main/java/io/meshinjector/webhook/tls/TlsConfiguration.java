@@ -2,7 +2,6 @@ package io.meshinjector.webhook.tls;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.meshinjector.certs.rotation.RotationPolicy;
 import io.meshinjector.engine.config.MeshConfig;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
@@ -91,7 +90,7 @@ public class TlsConfiguration {
       Clock clock = Clock.systemUTC();
       certificates =
           new SelfManagedCertificates(
-              new CertificateReconciler(client, settings, clock, RotationPolicy.defaults()),
+              new CertificateReconciler(client, settings, clock, settings.rotationPolicy()),
               settings,
               clock);
       election =

@@ -1,6 +1,7 @@
 package io.meshinjector.webhook.tls;
 
 import io.meshinjector.certs.SubjectNames;
+import io.meshinjector.certs.rotation.RotationPolicy;
 import io.meshinjector.engine.config.ConfigException;
 import io.meshinjector.engine.config.ConfigSection;
 import io.meshinjector.engine.config.MeshConfig;
@@ -23,7 +24,9 @@ public record TlsSettings(
     String serviceName,
     String leaseName,
     Duration resyncPeriod,
-    Duration expiryWarning) {
+    Duration expiryWarning,
+    Duration caValidity,
+    Duration servingValidity) {
 
   public static final String DEFAULT_NAMESPACE = "mesh-injector";
 
@@ -36,6 +39,25 @@ public record TlsSettings(
     notBlank("webhook.tls.leaseName", leaseName);
     positive("webhook.tls.resyncPeriod", resyncPeriod);
     positive("webhook.tls.expiryWarning", expiryWarning);
+    positive("webhook.tls.caValidity", caValidity);
+    positive("webhook.tls.servingValidity", servingValidity);
+    if (caValidity.compareTo(servingValidity) < 0) {
+      throw new ConfigException(
+          "config key 'webhook.tls.servingValidity' ("
+              + servingValidity.toDays()
+              + "d) must not be longer than 'webhook.tls.caValidity' ("
+              + caValidity.toDays()
+              + "d): a serving cert cannot outlive the CA that signs it");
+    }
+    try {
+      // the parameters, not the accessors: fields are assigned only after this body
+      policy(caValidity, servingValidity);
+    } catch (IllegalArgumentException e) {
+      // checked at start-up, not when a replica first leads, so a bad value never waits for that
+      throw new ConfigException(
+          "config keys 'webhook.tls.caValidity' / 'webhook.tls.servingValidity': "
+              + e.getMessage());
+    }
   }
 
   public static TlsSettings from(MeshConfig config) {
@@ -54,9 +76,26 @@ public record TlsSettings(
             s.text("serviceName"),
             s.text("leaseName"),
             s.duration("resyncPeriod"),
-            s.duration("expiryWarning"));
+            s.duration("expiryWarning"),
+            s.duration("caValidity"),
+            s.duration("servingValidity"));
     s.done();
     return settings;
+  }
+
+  /** The self-managed leader's lifetimes; renewal share, overlap and key type stay the defaults. */
+  public RotationPolicy rotationPolicy() {
+    return policy(caValidity, servingValidity);
+  }
+
+  private static RotationPolicy policy(Duration caValidity, Duration servingValidity) {
+    RotationPolicy defaults = RotationPolicy.defaults();
+    return new RotationPolicy(
+        caValidity,
+        servingValidity,
+        defaults.renewFraction(),
+        defaults.overlap(),
+        defaults.keyType());
   }
 
   /** The Service's four DNS names in this namespace, which every issued serving cert covers. */

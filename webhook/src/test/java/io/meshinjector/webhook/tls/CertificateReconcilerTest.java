@@ -17,6 +17,7 @@ import io.meshinjector.certs.CertificateValidator;
 import io.meshinjector.certs.rotation.RotationAction;
 import io.meshinjector.certs.rotation.RotationPolicy;
 import io.meshinjector.certs.rotation.RotationState;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -188,6 +189,41 @@ class CertificateReconcilerTest {
         .containsKeys("ca.crt", "ca.key", "tls.crt", "tls.key");
   }
 
+  @Test
+  void aDamagedCaKeyIsReplacedByARolloverInsteadOfFailingEveryPass() throws Exception {
+    reconciler.reconcile();
+    RotationState healthy = RotationState.fromData(CertificateReconciler.decode(secret()));
+    X509Certificate oldCa = healthy.signer().certificate();
+    client
+        .secrets()
+        .inNamespace(NAMESPACE)
+        .withName(settings.secretName())
+        .edit(
+            s -> {
+              s.getData().put("ca.key", b64("-----BEGIN PRIVATE KEY-----\nAAEC\n"));
+              return s;
+            });
+
+    CertificateReconciler.Result result = reconciler.reconcile();
+
+    assertThat(result.applied()).first().isInstanceOf(RotationAction.RolloverCa.class);
+    assertThat(result.applied().get(0).reason()).startsWith("ca.key cannot be read: ");
+    RotationState stored = RotationState.fromData(CertificateReconciler.decode(secret()));
+    assertThat(stored.signer()).as("a readable ca.key is stored again").isNotNull();
+    assertThat(stored.signer().certificate()).isNotEqualTo(oldCa);
+    // the serving cert replicas still present chains to the old CA, so it stays trusted
+    assertThat(stored.caBundle()).containsExactly(oldCa, stored.signer().certificate());
+    assertThat(stored.set().certificate()).isEqualTo(healthy.set().certificate());
+    for (MutatingWebhook webhook : mwc(OWN).getWebhooks()) {
+      assertThat(CaBundle.fromBase64(webhook.getClientConfig().getCaBundle()))
+          .containsExactly(oldCa, stored.signer().certificate());
+    }
+
+    clock.advance(RotationPolicy.defaults().overlap());
+    CertificateReconciler.Result next = reconciler.reconcile();
+    assertThat(next.applied()).first().isInstanceOf(RotationAction.RenewServing.class);
+  }
+
   private Secret secret() {
     return client.secrets().inNamespace(NAMESPACE).withName(settings.secretName()).get();
   }
@@ -202,6 +238,11 @@ class CertificateReconcilerTest {
 
   private List<RecordedRequest> writes() throws InterruptedException {
     return drainRequests().stream().filter(r -> !r.getMethod().equals("GET")).toList();
+  }
+
+  private static String b64(String text) {
+    return java.util.Base64.getEncoder()
+        .encodeToString(text.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
   }
 
   private static List<RecordedRequest> drainRequests() throws InterruptedException {

@@ -56,6 +56,25 @@ class CertsCommandTest {
   }
 
   @Test
+  void aSetForOtherNamesIsReplacedWithoutForce() throws Exception {
+    Path dir = tmp.resolve("out");
+    assertThat(certs("--out", dir.toString(), "--dns", "a.example")).isZero();
+    String firstCrt = Files.readString(dir.resolve("tls.crt"));
+
+    int status = certs("--out", dir.toString(), "--dns", "b.example");
+
+    assertThat(status).as("stderr: %s", err).isZero();
+    assertThat(out.toString())
+        .contains("replaced the set there (tls.crt does not cover b.example)");
+    assertThat(Files.readString(dir.resolve("tls.crt"))).isNotEqualTo(firstCrt);
+    assertThat(
+            new CertificateValidator()
+                .validate(new CertDirectory(dir).read(), SubjectNames.of("b.example"))
+                .isValid())
+        .isTrue();
+  }
+
+  @Test
   void keyTypeIsSelectable() {
     Path dir = tmp.resolve("rsa");
     assertThat(certs("--out", dir.toString(), "--dns", "localhost", "--key-type", "rsa-2048"))

@@ -9,6 +9,9 @@ import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.meshinjector.certs.CertificateIssuer;
+import io.meshinjector.certs.rotation.RotationState;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -72,6 +75,36 @@ class SelfManagedLifecycleTest {
     } finally {
       lifecycle.stop();
     }
+  }
+
+  @Test
+  @Timeout(30)
+  void theLeaderIssuesWithTheConfiguredLifetimes() throws Exception {
+    TlsSettings settings =
+        TlsSettings.from(
+            TlsFixtures.config(
+                "webhook:\n  tls:\n    caValidity: 400d\n    servingValidity: 20d\n"),
+            NAMESPACE);
+    var lifecycle =
+        new TlsConfiguration.SelfManagedLifecycle(settings, server::createClient, true, FAST);
+    lifecycle.start();
+    try {
+      Secret secret = awaitSecret(settings, Duration.ofSeconds(20));
+      assertThat(secret).as("Secret written by the leader").isNotNull();
+      RotationState state = RotationState.fromData(CertificateReconciler.decode(secret));
+
+      assertThat(lifetime(state.set().certificate()))
+          .isEqualTo(Duration.ofDays(20).plus(CertificateIssuer.BACKDATE));
+      assertThat(lifetime(state.signer().certificate()))
+          .isEqualTo(Duration.ofDays(400).plus(CertificateIssuer.BACKDATE));
+    } finally {
+      lifecycle.stop();
+    }
+  }
+
+  private static Duration lifetime(X509Certificate certificate) {
+    return Duration.between(
+        certificate.getNotBefore().toInstant(), certificate.getNotAfter().toInstant());
   }
 
   @ParameterizedTest

@@ -3,6 +3,7 @@ package io.meshinjector.webhook.tls;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.meshinjector.certs.rotation.RotationPolicy;
 import io.meshinjector.engine.config.ConfigException;
 import io.meshinjector.engine.config.ConfigLoader;
 import java.time.Duration;
@@ -42,6 +43,44 @@ class TlsSettingsTest {
                     ConfigLoader.fromYaml("webhook:\n  tls:\n    secretNmae: x\n"), null))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("webhook.tls.secretNmae");
+  }
+
+  @Test
+  void theLeadersLifetimesComeFromTheConfig() {
+    TlsSettings defaults = TlsSettings.from(ConfigLoader.defaults(), null);
+    assertThat(defaults.rotationPolicy()).isEqualTo(RotationPolicy.defaults());
+
+    TlsSettings s =
+        TlsSettings.from(
+            ConfigLoader.fromYaml(
+                "webhook:\n  tls:\n    caValidity: 730d\n    servingValidity: 30d\n"),
+            null);
+
+    RotationPolicy policy = s.rotationPolicy();
+    assertThat(policy.caValidity()).isEqualTo(Duration.ofDays(730));
+    assertThat(policy.servingValidity()).isEqualTo(Duration.ofDays(30));
+    assertThat(policy.renewFraction()).isEqualTo(RotationPolicy.TWO_THIRDS);
+    assertThat(policy.overlap()).isEqualTo(RotationPolicy.defaults().overlap());
+  }
+
+  @Test
+  void aServingCertLongerThanItsCaIsRefusedAtStartUp() {
+    assertThatThrownBy(
+            () ->
+                TlsSettings.from(
+                    ConfigLoader.fromYaml(
+                        "webhook:\n  tls:\n    caValidity: 30d\n    servingValidity: 90d\n"),
+                    null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("webhook.tls.servingValidity")
+        .hasMessageContaining("webhook.tls.caValidity");
+    // shorter than three overlaps: renewal would be due before the new cert could be used
+    assertThatThrownBy(
+            () ->
+                TlsSettings.from(
+                    ConfigLoader.fromYaml("webhook:\n  tls:\n    servingValidity: 20m\n"), null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("overlap");
   }
 
   @Test
