@@ -5,6 +5,7 @@ import static io.meshinjector.engine.testing.K8s.CENTOS7;
 import static io.meshinjector.engine.testing.K8s.RHEL8;
 import static io.meshinjector.engine.testing.K8s.UBUNTU;
 import static io.meshinjector.engine.testing.K8s.affinity;
+import static io.meshinjector.engine.testing.K8s.cordon;
 import static io.meshinjector.engine.testing.K8s.enabled;
 import static io.meshinjector.engine.testing.K8s.namespace;
 import static io.meshinjector.engine.testing.K8s.node;
@@ -187,6 +188,13 @@ class RuleEngineTableTest {
     Node centos2 = node("centos-2", CENTOS7, "v1.31.0");
     Node legacyTainted =
         taint(node("centos-t", CENTOS7, "v1.31.0"), "dedicated", "legacy", "NoSchedule");
+    Node centosControlPlane =
+        cordon(
+            taint(
+                node("centos-cp", CENTOS7, "v1.31.0"),
+                "node-role.kubernetes.io/control-plane",
+                null,
+                "NoSchedule"));
     Node kube23 = node("old-23", RHEL8, "v1.23.17");
     Node kube28 = node("old-28", RHEL8, "v1.28.9-eks-036c24b");
     Node kube29 = node("n-29", RHEL8, "v1.29.0");
@@ -281,6 +289,45 @@ class RuleEngineTableTest {
                     .build())
             .injects("init/nft native-sidecar await")
             .constraint("capability.mesh-injector.io/iptables-nft In [available, unknown]"),
+        Scenario.of("nodeName on a cordoned CentOS control-plane node with a NoSchedule taint")
+            .cluster(SHOP, RHEL_1, centosControlPlane)
+            .pod(new PodBuilder(pod("shop")).editSpec().withNodeName("centos-cp").endSpec().build())
+            .injects("init/legacy native-sidecar await")
+            .constraint(null)
+            .trace("1 candidate node(s) in 1 capability class")
+            .noWarnings(),
+        Scenario.of("nodeName on a node with an untolerated NoExecute taint: the kubelet evicts")
+            .cluster(SHOP, RHEL_1, taint(CENTOS_1, "gpu", "a100", "NoExecute"))
+            .pod(new PodBuilder(pod("shop")).editSpec().withNodeName("centos-1").endSpec().build())
+            .injects("init/nft container await")
+            .warning("no known node matches"),
+        Scenario.of("nodeName on a node whose NoExecute taint the pod tolerates with Equal")
+            .cluster(SHOP, RHEL_1, taint(CENTOS_1, "gpu", "a100", "NoExecute"))
+            .pod(
+                new PodBuilder(pod("shop"))
+                    .editSpec()
+                    .withNodeName("centos-1")
+                    .withTolerations(tolerate("gpu", "Equal", "a100", "NoExecute"))
+                    .endSpec()
+                    .build())
+            .injects("init/legacy native-sidecar await")
+            .constraint(null),
+        Scenario.of("nodeName with a nodeSelector the node does not match: the kubelet refuses")
+            .cluster(SHOP, RHEL_1, node("centos-x", CENTOS7, "v1.31.0", "pool=b"))
+            .pod(
+                new PodBuilder(pod("shop"))
+                    .editSpec()
+                    .withNodeName("centos-x")
+                    .withNodeSelector(Map.of("pool", "a"))
+                    .endSpec()
+                    .build())
+            .injects("init/nft container await")
+            .warning("no known node matches"),
+        Scenario.of("cordoned node: the scheduler places no new pod there")
+            .cluster(SHOP, RHEL_1, cordon(CENTOS_1))
+            .pod(pod("shop"))
+            .injects("init/nft native-sidecar await")
+            .constraint(null),
         Scenario.of("unknown nodes: nft by default, with a warning")
             .cluster(SHOP, node("u1", UBUNTU, "v1.31.0"))
             .pod(pod("shop"))
