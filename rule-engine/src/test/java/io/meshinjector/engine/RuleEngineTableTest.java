@@ -480,6 +480,14 @@ class RuleEngineTableTest {
             .pod(pod("typo"))
             .refuses("invalid-annotation")
             .reason("on namespace typo", "'true'"),
+        Scenario.of("valid pod inject annotation wins over an invalid namespace one")
+            .cluster(namespace("typo", Map.of("mesh-injector.io/inject", "true"), Map.of()), RHEL_1)
+            .pod(pod("typo", Map.of("mesh-injector.io/inject", "enabled")).build())
+            .injects("init/nft native-sidecar await"),
+        Scenario.of("pod disabled in a namespace with an invalid inject annotation: skipped")
+            .cluster(namespace("typo", Map.of("mesh-injector.io/inject", "true"), Map.of()), RHEL_1)
+            .pod(pod("typo", Map.of("mesh-injector.io/inject", "disabled")).build())
+            .skips("injection-disabled"),
         Scenario.of("proxy-await disabled")
             .cluster(SHOP, RHEL_1)
             .pod(pod("shop", Map.of("mesh-injector.io/proxy-await", "disabled")).build())
