@@ -428,7 +428,10 @@ final class DecisionRun {
           missing.add(o + " (" + viability.lack(o, c.caps()) + ")");
         }
       }
-      j.add((c.count() == 0 ? "unknown node" : c.describe()) + " lacks " + missing);
+      // a class on which every path works is not why the pod is refused
+      if (missing.length() > 0) {
+        j.add((c.count() == 0 ? "unknown node" : c.describe()) + " lacks " + missing);
+      }
     }
     return j.toString();
   }

@@ -218,6 +218,13 @@ class RuleEngineTableTest {
             .refuses("mixed-nodes")
             .reason(
                 "centos-1", "rhel-1", "iptables-nft unavailable", "iptables-legacy unavailable"),
+        Scenario.of("mixed, reject: a class on which every path works is not listed as lacking")
+            .cluster(SHOP, node("amz", AL2023, "v1.31.0"), RHEL_1, CENTOS_1)
+            .config("policy: {mixedNodes: reject, preference: [init/nft, init/legacy]}")
+            .pod(pod("shop"))
+            .refuses("mixed-nodes")
+            .reason("centos-1) lacks init/nft", "rhel-1) lacks init/legacy")
+            .reasonOmits("amz", "lacks ;"),
         Scenario.of("mixed, labels not published: constrain acts as reject")
             .cluster(SHOP, RHEL_1, CENTOS_1)
             .config("policy: {publishLabels: false}")
