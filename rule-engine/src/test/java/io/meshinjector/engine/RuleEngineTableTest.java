@@ -128,7 +128,22 @@ class RuleEngineTableTest {
             .cniReady("rhel-1")
             .pod(pod("base", Map.of("mesh-injector.io/redirect", "init")).build())
             .refuses("pod-security")
-            .reason("'baseline'", "NET_ADMIN"),
+            .reason("'baseline'", "NET_ADMIN", "the pod asks for mesh-injector.io/redirect: init"),
+        Scenario.of("Pod Security baseline, pod asks for init, no cni preferred: names both")
+            .cluster(BASELINE, RHEL_1)
+            .config("policy: {preference: [init/nft]}")
+            .pod(pod("base", Map.of("mesh-injector.io/redirect", "init")).build())
+            .refuses("pod-security")
+            .reason(
+                "the pod asks for mesh-injector.io/redirect: init", "add cni to policy.preference"),
+        Scenario.of("Pod Security restricted, preference lists only init: refused naming it")
+            .cluster(RESTRICTED, RHEL_1)
+            .cniReady("rhel-1")
+            .config("policy: {preference: [init/nft]}")
+            .pod(pod("secure"))
+            .refuses("pod-security")
+            .reason("'restricted'", "NET_ADMIN", "policy.preference [init/nft]", "add cni")
+            .reasonOmits("the pod asks"),
         Scenario.of("CNI race: a new node whose CNI is not ready yet takes no CNI pod")
             .cluster(RESTRICTED, RHEL_1, RHEL_2, node("rhel-new", RHEL8, "v1.31.0"))
             .cniReady("rhel-1", "rhel-2")
@@ -521,6 +536,17 @@ class RuleEngineTableTest {
             .cniReady("rhel-1")
             .pod(pod("shop", Map.of("mesh-injector.io/redirect", "cni")).build())
             .injects("cni native-sidecar await"),
+        Scenario.of("redirect cni asked for where the preference has no cni: refused naming it")
+            .cluster(SHOP, RHEL_1)
+            .cniReady("rhel-1")
+            .config("policy: {preference: [init/nft, init/legacy]}")
+            .pod(pod("shop", Map.of("mesh-injector.io/redirect", "cni")).build())
+            .refuses("invalid-annotation")
+            .reason(
+                "mesh-injector.io/redirect: cni",
+                "policy.preference [init/nft, init/legacy]",
+                "remove the annotation")
+            .reasonOmits("Pod Security"),
         Scenario.of("redirect init asked for where CNI is preferred and ready")
             .cluster(SHOP, RHEL_1)
             .cniReady("rhel-1")
