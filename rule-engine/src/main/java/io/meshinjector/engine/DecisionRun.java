@@ -399,9 +399,16 @@ final class DecisionRun {
                 + " runs native sidecars (kubelet >= 1.29): "
                 + nativeLacks(remaining);
         trace.add(new TraceStep("proxy", msg));
-        return withNative.isEmpty()
-            ? new Outcome.Refuse(RefusalReason.NO_VIABLE_PATH, msg)
-            : new Outcome.Refuse(RefusalReason.MIXED_NODES, msg);
+        if (!withNative.isEmpty()) {
+          return new Outcome.Refuse(RefusalReason.MIXED_NODES, msg);
+        }
+        // the architecture does not single this case out: no candidate can run the pod as
+        // asked, which is what policy.noViablePath decides
+        if (config.policy().noViablePath() == NoViablePath.SKIP) {
+          warnings.add(msg + "; admitted without injection (policy.noViablePath: skip)");
+          return new Outcome.Skip(SkipReason.NO_VIABLE_PATH, msg);
+        }
+        return new Outcome.Refuse(RefusalReason.NO_VIABLE_PATH, msg);
       }
       proxy = ProxyPlacement.NATIVE_SIDECAR;
       CapabilityKey ns = CapabilityKey.NATIVE_SIDECAR;

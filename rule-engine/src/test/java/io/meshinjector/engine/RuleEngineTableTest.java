@@ -391,6 +391,13 @@ class RuleEngineTableTest {
             .pod(pod("shop", Map.of("mesh-injector.io/native-sidecar", "enabled")).build())
             .refuses("no-viable-path")
             .reason("old-23", "native-sidecar unsupported"),
+        Scenario.of("native sidecar asked for where no kubelet supports it, noViablePath skip")
+            .cluster(SHOP, kube23, kube28)
+            .config("policy: {noViablePath: skip}")
+            .pod(pod("shop", Map.of("mesh-injector.io/native-sidecar", "enabled")).build())
+            .skips("no-viable-path")
+            .reason("old-23", "native-sidecar unsupported")
+            .warning("admitted without injection (policy.noViablePath: skip)"),
         Scenario.of("native sidecar disabled by annotation")
             .cluster(SHOP, kube31)
             .pod(pod("shop", Map.of("mesh-injector.io/native-sidecar", "disabled")).build())
