@@ -106,26 +106,70 @@ final class DecisionRun {
       return new Outcome.Refuse(RefusalReason.INVALID_ANNOTATION, e.getMessage());
     }
 
-    List<PathOption> options = options(asked, ns);
+    List<PathOption> options = options(asked);
     if (options.isEmpty()) {
+      // redirect: init brings the init paths in, so only a path the preference lacks ends here
       String msg =
-          "namespace "
-              + nsName
-              + " enforces Pod Security '"
-              + psaLevel(ns)
-              + "', which forbids the NET_ADMIN and NET_RAW the init path needs, and the pod asks for "
+          "the pod asks for "
               + Annotations.REDIRECT
-              + ": init; use the CNI path (install the mesh CNI plugin) or remove the annotation";
-      trace.add(new TraceStep("constraints", msg));
-      return new Outcome.Refuse(RefusalReason.POD_SECURITY, msg);
+              + ": "
+              + asked.redirect()
+              + ", but policy.preference "
+              + config.policy().preference()
+              + " does not offer the "
+              + asked.redirect()
+              + " path; remove the annotation or add "
+              + asked.redirect()
+              + " to policy.preference";
+      trace.add(new TraceStep("annotations", msg));
+      return new Outcome.Refuse(RefusalReason.INVALID_ANNOTATION, msg);
     }
+    String psa = psaLevel(ns);
+    if (psa != null && PSA_FORBIDS_NET_ADMIN.contains(psa)) {
+      if (options.removeIf(o -> o.redirect() == Redirect.INIT)) {
+        trace.add(
+            new TraceStep(
+                "constraints",
+                "Pod Security '" + psa + "' forbids NET_ADMIN/NET_RAW: the init path is out"));
+      }
+      if (options.isEmpty()) {
+        String msg = podSecurityRefusal(nsName, psa, asked);
+        trace.add(new TraceStep("constraints", msg));
+        return new Outcome.Refuse(RefusalReason.POD_SECURITY, msg);
+      }
+    }
+    trace.add(new TraceStep("options", "paths in preference order: " + options));
 
     List<Candidate> candidates = candidates();
     return choose(options, candidates, asked);
   }
 
-  /** The paths still allowed for this pod, most preferred first. */
-  private List<PathOption> options(PodAnnotations asked, Namespace ns) {
+  /**
+   * Pod Security left no path: either the pod asks for the init path, or the operator's preference
+   * offers nothing but init. The message names whichever it is, and its fix.
+   */
+  private String podSecurityRefusal(String nsName, String psa, PodAnnotations asked) {
+    List<PathOption> preference = config.policy().preference();
+    boolean preferenceHasCni = preference.stream().anyMatch(o -> o.redirect() == Redirect.CNI);
+    String head =
+        "namespace "
+            + nsName
+            + " enforces Pod Security '"
+            + psa
+            + "', which forbids the NET_ADMIN and NET_RAW the init path needs, and ";
+    String cniFix = "add cni to policy.preference and install the mesh CNI plugin";
+    if (asked.redirect() == Redirect.INIT) {
+      return head
+          + "the pod asks for "
+          + Annotations.REDIRECT
+          + ": init; remove the annotation so the pod takes the CNI path"
+          + (preferenceHasCni ? " (install the mesh CNI plugin)" : ", and " + cniFix);
+    }
+    return head + "policy.preference " + preference + " offers no other path; " + cniFix;
+  }
+
+  /** The paths the configured preference and the pod's annotations allow, most preferred first. */
+  private List<PathOption> options(PodAnnotations asked) {
     List<PathOption> options = new ArrayList<>(config.policy().preference());
     if (asked.redirect() == Redirect.INIT
         && options.stream().noneMatch(o -> o.redirect() == Redirect.INIT)) {
@@ -147,16 +191,6 @@ final class DecisionRun {
       trace.add(
           new TraceStep("annotations", Annotations.REDIRECT + " asks for " + asked.redirect()));
     }
-    String psa = psaLevel(ns);
-    if (psa != null && PSA_FORBIDS_NET_ADMIN.contains(psa)) {
-      if (options.removeIf(o -> o.redirect() == Redirect.INIT)) {
-        trace.add(
-            new TraceStep(
-                "constraints",
-                "Pod Security '" + psa + "' forbids NET_ADMIN/NET_RAW: the init path is out"));
-      }
-    }
-    trace.add(new TraceStep("options", "paths in preference order: " + options));
     return options;
   }
 
@@ -365,9 +399,16 @@ final class DecisionRun {
                 + " runs native sidecars (kubelet >= 1.29): "
                 + nativeLacks(remaining);
         trace.add(new TraceStep("proxy", msg));
-        return withNative.isEmpty()
-            ? new Outcome.Refuse(RefusalReason.NO_VIABLE_PATH, msg)
-            : new Outcome.Refuse(RefusalReason.MIXED_NODES, msg);
+        if (!withNative.isEmpty()) {
+          return new Outcome.Refuse(RefusalReason.MIXED_NODES, msg);
+        }
+        // the architecture does not single this case out: no candidate can run the pod as
+        // asked, which is what policy.noViablePath decides
+        if (config.policy().noViablePath() == NoViablePath.SKIP) {
+          warnings.add(msg + "; admitted without injection (policy.noViablePath: skip)");
+          return new Outcome.Skip(SkipReason.NO_VIABLE_PATH, msg);
+        }
+        return new Outcome.Refuse(RefusalReason.NO_VIABLE_PATH, msg);
       }
       proxy = ProxyPlacement.NATIVE_SIDECAR;
       CapabilityKey ns = CapabilityKey.NATIVE_SIDECAR;
@@ -428,7 +469,10 @@ final class DecisionRun {
           missing.add(o + " (" + viability.lack(o, c.caps()) + ")");
         }
       }
-      j.add((c.count() == 0 ? "unknown node" : c.describe()) + " lacks " + missing);
+      // a class on which every path works is not why the pod is refused
+      if (missing.length() > 0) {
+        j.add((c.count() == 0 ? "unknown node" : c.describe()) + " lacks " + missing);
+      }
     }
     return j.toString();
   }

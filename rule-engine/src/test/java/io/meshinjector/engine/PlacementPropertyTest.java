@@ -34,6 +34,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Random;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
@@ -59,6 +60,7 @@ class PlacementPropertyTest {
   private static final String[] KUBELET = {
     "v1.23.17", "v1.28.9-eks-036c24b", "v1.29.3-gke.1093000", "v1.30.4+k3s1", "v1.31.0", "garbage"
   };
+  private static final String UNSCHEDULABLE = "node.kubernetes.io/unschedulable";
   private static final String[] PATHS = {"cni", "init/nft", "init/legacy", "init/plain"};
 
   @Property(tries = 600)
@@ -97,7 +99,7 @@ class PlacementPropertyTest {
       NodeCapabilities caps = index.capabilities(name).orElseThrow();
       Map<String, String> published = new HashMap<>(node.getMetadata().getLabels());
       published.putAll(caps.labels());
-      if (!schedulable(mutated, name, published, taints(node))) {
+      if (!schedulable(mutated, node, published)) {
         continue;
       }
       String context = "seed " + seed + ", node " + name + ": " + caps.profile() + "\n" + d.trace();
@@ -184,13 +186,22 @@ class PlacementPropertyTest {
             OS[r.nextInt(OS.length)],
             KUBELET[r.nextInt(KUBELET.length)],
             labels.toArray(String[]::new));
-    int t = r.nextInt(5);
-    if (t == 0) {
-      node = K8s.taint(node, "dedicated", "legacy", "NoSchedule");
-    } else if (t == 1) {
-      node = K8s.taint(node, "gpu", null, "NoExecute");
-    } else if (t == 2) {
-      node = K8s.taint(node, "soft", "x", "PreferNoSchedule");
+    switch (r.nextInt(6)) {
+      case 0 -> node = K8s.taint(node, "dedicated", "legacy", "NoSchedule");
+      case 1 -> node = K8s.taint(node, "gpu", null, "NoExecute");
+      case 2 -> node = K8s.taint(node, "soft", "x", "PreferNoSchedule");
+      case 3 ->
+          node =
+              K8s.taint(
+                  K8s.taint(node, "gpu", "a100", "NoExecute"), "dedicated", "legacy", "NoSchedule");
+      default -> {}
+    }
+    if (r.nextInt(6) == 0) {
+      node = K8s.cordon(node);
+      // the node controller mirrors the cordon as a taint, but a view read from files may lack it
+      if (r.nextBoolean()) {
+        node = K8s.taint(node, UNSCHEDULABLE, null, "NoSchedule");
+      }
     }
     return node;
   }
@@ -213,35 +224,70 @@ class PlacementPropertyTest {
     pick(r, annotations, "mesh-injector.io/iptables-mode", "auto", "legacy", "nft", "plain");
     pick(r, annotations, "mesh-injector.io/native-sidecar", "auto", "enabled", "disabled");
     PodBuilder b = K8s.pod("shop", annotations);
-    switch (r.nextInt(6)) {
-      case 0 ->
-          b.editSpec().withNodeSelector(Map.of("zone", "" + "abc".charAt(r.nextInt(3)))).endSpec();
-      case 1 -> K8s.affinity(b, List.of(randomRequirement(r)), List.of());
-      case 2 ->
-          K8s.affinity(
-              b,
-              List.of(),
-              List.of(
-                  K8s.req(
-                      "metadata.name",
-                      "In",
-                      nodes.get(r.nextInt(nodes.size())).getMetadata().getName())));
-      case 3 ->
-          b.editSpec()
-              .withNodeName(nodes.get(r.nextInt(nodes.size())).getMetadata().getName())
-              .endSpec();
-      default -> {}
+    if (r.nextInt(4) == 0) {
+      b.editSpec().withNodeName(randomNodeName(r, nodes)).endSpec();
+    }
+    if (r.nextInt(4) == 0) {
+      b.editSpec().withNodeSelector(Map.of("zone", "" + "abc".charAt(r.nextInt(3)))).endSpec();
     }
     if (r.nextBoolean()) {
-      List<Toleration> tolerations = new ArrayList<>();
-      switch (r.nextInt(3)) {
-        case 0 -> tolerations.add(K8s.tolerate("dedicated", "Equal", "legacy", "NoSchedule"));
-        case 1 -> tolerations.add(K8s.tolerate("gpu", "Exists", null, null));
-        default -> tolerations.add(K8s.tolerate(null, "Exists", null, null));
+      List<NodeSelectorTerm> terms = new ArrayList<>();
+      for (int t = 1 + r.nextInt(3); t > 0; t--) {
+        List<NodeSelectorRequirement> exprs = new ArrayList<>();
+        for (int e = r.nextInt(4); e > 0; e--) {
+          exprs.add(randomRequirement(r));
+        }
+        List<NodeSelectorRequirement> fields = new ArrayList<>();
+        for (int f = r.nextInt(4) == 0 ? 1 + r.nextInt(2) : 0; f > 0; f--) {
+          fields.add(
+              K8s.req(
+                  "metadata.name",
+                  r.nextBoolean() ? "In" : "NotIn",
+                  randomNodeName(r, nodes),
+                  randomNodeName(r, nodes)));
+        }
+        terms.add(
+            new NodeSelectorTermBuilder()
+                .withMatchExpressions(exprs)
+                .withMatchFields(fields)
+                .build());
       }
+      b.editSpec()
+          .withNewAffinity()
+          .withNewNodeAffinity()
+          .withNewRequiredDuringSchedulingIgnoredDuringExecution()
+          .withNodeSelectorTerms(terms)
+          .endRequiredDuringSchedulingIgnoredDuringExecution()
+          .endNodeAffinity()
+          .endAffinity()
+          .endSpec();
+    }
+    List<Toleration> tolerations = new ArrayList<>();
+    for (int t = r.nextInt(4); t > 0; t--) {
+      tolerations.add(
+          switch (r.nextInt(9)) {
+            case 0 -> K8s.tolerate("dedicated", "Equal", "legacy", "NoSchedule");
+            case 1 -> K8s.tolerate("dedicated", null, "legacy", null);
+            case 2 -> K8s.tolerate("dedicated", "Equal", "other", "NoSchedule");
+            case 3 -> K8s.tolerate("gpu", "Exists", null, null);
+            case 4 -> K8s.tolerate("gpu", "Equal", "a100", "NoExecute");
+            case 5 -> K8s.tolerate("gpu", "Equal", "h100", "NoExecute");
+            case 6 -> K8s.tolerate("gpu", "Equal", null, "NoExecute");
+            case 7 -> K8s.tolerate(UNSCHEDULABLE, "Exists", null, "NoSchedule");
+            default -> K8s.tolerate(null, "Exists", null, null);
+          });
+    }
+    if (!tolerations.isEmpty()) {
       b.editSpec().withTolerations(tolerations).endSpec();
     }
     return b.build();
+  }
+
+  /** Mostly a node of the cluster; now and then one that does not exist (yet). */
+  private static String randomNodeName(Random r, List<Node> nodes) {
+    return r.nextInt(6) == 0
+        ? "node-gone"
+        : nodes.get(r.nextInt(nodes.size())).getMetadata().getName();
   }
 
   private static NodeSelectorRequirement randomRequirement(Random r) {
@@ -262,7 +308,10 @@ class PlacementPropertyTest {
     }
   }
 
-  /** The renderer's contract: the requirements are ANDed into every required term. */
+  /**
+   * The renderer's contract: the requirements are ANDed into every required term that has any; an
+   * empty term matches no node, and adding requirements to it would make it match some.
+   */
   private static Pod withConstraint(Pod pod, Plan plan) {
     if (plan.nodeConstraint() == null) {
       return pod;
@@ -280,6 +329,10 @@ class PlacementPropertyTest {
           aff.getNodeAffinity()
               .getRequiredDuringSchedulingIgnoredDuringExecution()
               .getNodeSelectorTerms()) {
+        if (t.getMatchExpressions().isEmpty() && t.getMatchFields().isEmpty()) {
+          terms.add(t);
+          continue;
+        }
         List<NodeSelectorRequirement> exprs = new ArrayList<>(t.getMatchExpressions());
         exprs.addAll(added);
         terms.add(new NodeSelectorTermBuilder(t).withMatchExpressions(exprs).build());
@@ -300,17 +353,18 @@ class PlacementPropertyTest {
         .build();
   }
 
-  private static List<Taint> taints(Node node) {
-    return node.getSpec() == null || node.getSpec().getTaints() == null
-        ? List.of()
-        : node.getSpec().getTaints();
-  }
-
-  /** A naive, node-at-a-time reading of the scheduler's hard rules. */
-  private static boolean schedulable(
-      Pod pod, String name, Map<String, String> labels, List<Taint> taints) {
+  /**
+   * A naive, node-at-a-time reading of where the pod may run. Without {@code nodeName} the
+   * scheduler decides: labels, affinity, and NoSchedule/NoExecute taints, a cordon counting as the
+   * {@code unschedulable} taint. With {@code nodeName} the scheduler never sees the pod and the
+   * kubelet admits it: it still checks the node selector and affinity, but of the taints only
+   * NoExecute ones, which would evict the pod at once.
+   */
+  private static boolean schedulable(Pod pod, Node node, Map<String, String> labels) {
+    String name = node.getMetadata().getName();
     var spec = pod.getSpec();
-    if (spec.getNodeName() != null && !spec.getNodeName().equals(name)) {
+    boolean bound = spec.getNodeName() != null && !spec.getNodeName().isEmpty();
+    if (bound && !spec.getNodeName().equals(name)) {
       return false;
     }
     if (spec.getNodeSelector() != null) {
@@ -348,29 +402,37 @@ class PlacementPropertyTest {
         return false;
       }
     }
+    List<Taint> taints = new ArrayList<>();
+    if (node.getSpec() != null && node.getSpec().getTaints() != null) {
+      taints.addAll(node.getSpec().getTaints());
+    }
+    if (node.getSpec() != null && Boolean.TRUE.equals(node.getSpec().getUnschedulable())) {
+      taints.add(new Taint("NoSchedule", UNSCHEDULABLE, null, null));
+    }
     List<Toleration> tolerations =
         spec.getTolerations() == null ? List.of() : spec.getTolerations();
     for (Taint taint : taints) {
-      if (taint.getEffect().equals("PreferNoSchedule")) {
-        continue;
-      }
-      boolean tolerated = false;
-      for (Toleration tol : tolerations) {
-        boolean effectOk = tol.getEffect() == null || tol.getEffect().equals(taint.getEffect());
-        boolean keyOk =
-            tol.getKey() == null
-                ? "Exists".equals(tol.getOperator())
-                : tol.getKey().equals(taint.getKey());
-        boolean valueOk =
-            "Exists".equals(tol.getOperator())
-                || String.valueOf(tol.getValue()).equals(String.valueOf(taint.getValue()));
-        tolerated |= effectOk && keyOk && valueOk;
-      }
-      if (!tolerated) {
+      boolean binds =
+          taint.getEffect().equals("NoExecute")
+              || (!bound && taint.getEffect().equals("NoSchedule"));
+      if (binds && tolerations.stream().noneMatch(tol -> tolerates(tol, taint))) {
         return false;
       }
     }
     return true;
+  }
+
+  private static boolean tolerates(Toleration tol, Taint taint) {
+    if (tol.getEffect() != null && !tol.getEffect().equals(taint.getEffect())) {
+      return false;
+    }
+    boolean exists = "Exists".equals(tol.getOperator());
+    if (tol.getKey() == null) {
+      return exists;
+    }
+    return tol.getKey().equals(taint.getKey())
+        && (exists
+            || Objects.toString(tol.getValue(), "").equals(Objects.toString(taint.getValue(), "")));
   }
 
   private static boolean matches(NodeSelectorRequirement q, String value) {

@@ -5,6 +5,7 @@ import static io.meshinjector.engine.testing.K8s.CENTOS7;
 import static io.meshinjector.engine.testing.K8s.RHEL8;
 import static io.meshinjector.engine.testing.K8s.UBUNTU;
 import static io.meshinjector.engine.testing.K8s.affinity;
+import static io.meshinjector.engine.testing.K8s.cordon;
 import static io.meshinjector.engine.testing.K8s.enabled;
 import static io.meshinjector.engine.testing.K8s.namespace;
 import static io.meshinjector.engine.testing.K8s.node;
@@ -127,7 +128,22 @@ class RuleEngineTableTest {
             .cniReady("rhel-1")
             .pod(pod("base", Map.of("mesh-injector.io/redirect", "init")).build())
             .refuses("pod-security")
-            .reason("'baseline'", "NET_ADMIN"),
+            .reason("'baseline'", "NET_ADMIN", "the pod asks for mesh-injector.io/redirect: init"),
+        Scenario.of("Pod Security baseline, pod asks for init, no cni preferred: names both")
+            .cluster(BASELINE, RHEL_1)
+            .config("policy: {preference: [init/nft]}")
+            .pod(pod("base", Map.of("mesh-injector.io/redirect", "init")).build())
+            .refuses("pod-security")
+            .reason(
+                "the pod asks for mesh-injector.io/redirect: init", "add cni to policy.preference"),
+        Scenario.of("Pod Security restricted, preference lists only init: refused naming it")
+            .cluster(RESTRICTED, RHEL_1)
+            .cniReady("rhel-1")
+            .config("policy: {preference: [init/nft]}")
+            .pod(pod("secure"))
+            .refuses("pod-security")
+            .reason("'restricted'", "NET_ADMIN", "policy.preference [init/nft]", "add cni")
+            .reasonOmits("the pod asks"),
         Scenario.of("CNI race: a new node whose CNI is not ready yet takes no CNI pod")
             .cluster(RESTRICTED, RHEL_1, RHEL_2, node("rhel-new", RHEL8, "v1.31.0"))
             .cniReady("rhel-1", "rhel-2")
@@ -187,6 +203,13 @@ class RuleEngineTableTest {
     Node centos2 = node("centos-2", CENTOS7, "v1.31.0");
     Node legacyTainted =
         taint(node("centos-t", CENTOS7, "v1.31.0"), "dedicated", "legacy", "NoSchedule");
+    Node centosControlPlane =
+        cordon(
+            taint(
+                node("centos-cp", CENTOS7, "v1.31.0"),
+                "node-role.kubernetes.io/control-plane",
+                null,
+                "NoSchedule"));
     Node kube23 = node("old-23", RHEL8, "v1.23.17");
     Node kube28 = node("old-28", RHEL8, "v1.28.9-eks-036c24b");
     Node kube29 = node("n-29", RHEL8, "v1.29.0");
@@ -210,6 +233,13 @@ class RuleEngineTableTest {
             .refuses("mixed-nodes")
             .reason(
                 "centos-1", "rhel-1", "iptables-nft unavailable", "iptables-legacy unavailable"),
+        Scenario.of("mixed, reject: a class on which every path works is not listed as lacking")
+            .cluster(SHOP, node("amz", AL2023, "v1.31.0"), RHEL_1, CENTOS_1)
+            .config("policy: {mixedNodes: reject, preference: [init/nft, init/legacy]}")
+            .pod(pod("shop"))
+            .refuses("mixed-nodes")
+            .reason("centos-1) lacks init/nft", "rhel-1) lacks init/legacy")
+            .reasonOmits("amz", "lacks ;"),
         Scenario.of("mixed, labels not published: constrain acts as reject")
             .cluster(SHOP, RHEL_1, CENTOS_1)
             .config("policy: {publishLabels: false}")
@@ -281,6 +311,45 @@ class RuleEngineTableTest {
                     .build())
             .injects("init/nft native-sidecar await")
             .constraint("capability.mesh-injector.io/iptables-nft In [available, unknown]"),
+        Scenario.of("nodeName on a cordoned CentOS control-plane node with a NoSchedule taint")
+            .cluster(SHOP, RHEL_1, centosControlPlane)
+            .pod(new PodBuilder(pod("shop")).editSpec().withNodeName("centos-cp").endSpec().build())
+            .injects("init/legacy native-sidecar await")
+            .constraint(null)
+            .trace("1 candidate node(s) in 1 capability class")
+            .noWarnings(),
+        Scenario.of("nodeName on a node with an untolerated NoExecute taint: the kubelet evicts")
+            .cluster(SHOP, RHEL_1, taint(CENTOS_1, "gpu", "a100", "NoExecute"))
+            .pod(new PodBuilder(pod("shop")).editSpec().withNodeName("centos-1").endSpec().build())
+            .injects("init/nft container await")
+            .warning("no known node matches"),
+        Scenario.of("nodeName on a node whose NoExecute taint the pod tolerates with Equal")
+            .cluster(SHOP, RHEL_1, taint(CENTOS_1, "gpu", "a100", "NoExecute"))
+            .pod(
+                new PodBuilder(pod("shop"))
+                    .editSpec()
+                    .withNodeName("centos-1")
+                    .withTolerations(tolerate("gpu", "Equal", "a100", "NoExecute"))
+                    .endSpec()
+                    .build())
+            .injects("init/legacy native-sidecar await")
+            .constraint(null),
+        Scenario.of("nodeName with a nodeSelector the node does not match: the kubelet refuses")
+            .cluster(SHOP, RHEL_1, node("centos-x", CENTOS7, "v1.31.0", "pool=b"))
+            .pod(
+                new PodBuilder(pod("shop"))
+                    .editSpec()
+                    .withNodeName("centos-x")
+                    .withNodeSelector(Map.of("pool", "a"))
+                    .endSpec()
+                    .build())
+            .injects("init/nft container await")
+            .warning("no known node matches"),
+        Scenario.of("cordoned node: the scheduler places no new pod there")
+            .cluster(SHOP, RHEL_1, cordon(CENTOS_1))
+            .pod(pod("shop"))
+            .injects("init/nft native-sidecar await")
+            .constraint(null),
         Scenario.of("unknown nodes: nft by default, with a warning")
             .cluster(SHOP, node("u1", UBUNTU, "v1.31.0"))
             .pod(pod("shop"))
@@ -322,6 +391,13 @@ class RuleEngineTableTest {
             .pod(pod("shop", Map.of("mesh-injector.io/native-sidecar", "enabled")).build())
             .refuses("no-viable-path")
             .reason("old-23", "native-sidecar unsupported"),
+        Scenario.of("native sidecar asked for where no kubelet supports it, noViablePath skip")
+            .cluster(SHOP, kube23, kube28)
+            .config("policy: {noViablePath: skip}")
+            .pod(pod("shop", Map.of("mesh-injector.io/native-sidecar", "enabled")).build())
+            .skips("no-viable-path")
+            .reason("old-23", "native-sidecar unsupported")
+            .warning("admitted without injection (policy.noViablePath: skip)"),
         Scenario.of("native sidecar disabled by annotation")
             .cluster(SHOP, kube31)
             .pod(pod("shop", Map.of("mesh-injector.io/native-sidecar", "disabled")).build())
@@ -433,6 +509,14 @@ class RuleEngineTableTest {
             .pod(pod("typo"))
             .refuses("invalid-annotation")
             .reason("on namespace typo", "'true'"),
+        Scenario.of("valid pod inject annotation wins over an invalid namespace one")
+            .cluster(namespace("typo", Map.of("mesh-injector.io/inject", "true"), Map.of()), RHEL_1)
+            .pod(pod("typo", Map.of("mesh-injector.io/inject", "enabled")).build())
+            .injects("init/nft native-sidecar await"),
+        Scenario.of("pod disabled in a namespace with an invalid inject annotation: skipped")
+            .cluster(namespace("typo", Map.of("mesh-injector.io/inject", "true"), Map.of()), RHEL_1)
+            .pod(pod("typo", Map.of("mesh-injector.io/inject", "disabled")).build())
+            .skips("injection-disabled"),
         Scenario.of("proxy-await disabled")
             .cluster(SHOP, RHEL_1)
             .pod(pod("shop", Map.of("mesh-injector.io/proxy-await", "disabled")).build())
@@ -459,6 +543,17 @@ class RuleEngineTableTest {
             .cniReady("rhel-1")
             .pod(pod("shop", Map.of("mesh-injector.io/redirect", "cni")).build())
             .injects("cni native-sidecar await"),
+        Scenario.of("redirect cni asked for where the preference has no cni: refused naming it")
+            .cluster(SHOP, RHEL_1)
+            .cniReady("rhel-1")
+            .config("policy: {preference: [init/nft, init/legacy]}")
+            .pod(pod("shop", Map.of("mesh-injector.io/redirect", "cni")).build())
+            .refuses("invalid-annotation")
+            .reason(
+                "mesh-injector.io/redirect: cni",
+                "policy.preference [init/nft, init/legacy]",
+                "remove the annotation")
+            .reasonOmits("Pod Security"),
         Scenario.of("redirect init asked for where CNI is preferred and ready")
             .cluster(SHOP, RHEL_1)
             .cniReady("rhel-1")

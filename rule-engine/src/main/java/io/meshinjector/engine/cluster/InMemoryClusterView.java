@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.meshinjector.engine.capability.NodeCapabilityStatus;
 import io.meshinjector.engine.config.CapabilitiesConfig;
 import io.meshinjector.engine.registry.CapabilityResolver;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -21,19 +22,23 @@ import java.util.concurrent.ConcurrentHashMap;
  * A cluster view held in memory and kept current by its feeders (informers or files). Feeders write
  * from their threads while admissions read: writes mark the view dirty, and the next read rebuilds
  * the immutable {@link NodeIndex} once. A Node update that changes nothing the engine reads (a
- * heartbeat) does not mark it dirty.
+ * heartbeat) does not mark it dirty, nor does a probe report that only repeats its verdicts.
  */
 public final class InMemoryClusterView implements ClusterView {
   private final CapabilityResolver resolver;
+  private final Duration probeTtl;
   private final Map<String, NodeFacts> nodes = new ConcurrentHashMap<>();
   private final Map<String, Namespace> namespaces = new ConcurrentHashMap<>();
   private final Map<String, NodeCapabilityStatus> probes = new ConcurrentHashMap<>();
   private final Set<String> cniReady = ConcurrentHashMap.newKeySet();
   private volatile boolean dirty = true;
   private volatile NodeIndex index = NodeIndex.empty();
+  // the time the index was resolved for; written and read only while holding this
+  private Instant indexedAt = Instant.MIN;
 
   public InMemoryClusterView(CapabilitiesConfig config) {
     this.resolver = new CapabilityResolver(config);
+    this.probeTtl = config.probeTtl();
   }
 
   /** Builds a view from Nodes, Namespaces and NodeCapabilities (other kinds are ignored). */
@@ -101,10 +106,27 @@ public final class InMemoryClusterView implements ClusterView {
     namespaces.remove(name);
   }
 
-  public void upsertNodeCapability(String nodeName, NodeCapabilityStatus status) {
-    if (!status.equals(probes.put(nodeName, status))) {
+  /**
+   * Probes report every few minutes with a new {@code observedAt}; a report that only repeats the
+   * verdicts the index already uses does not mark the view dirty, or thousands of nodes would have
+   * most admissions pay a rebuild. The index expires no later than the report it replaces, and its
+   * rebuild then reads the new one. Synchronized with the rebuild, so that the index this compares
+   * against is the one being served.
+   */
+  public synchronized void upsertNodeCapability(String nodeName, NodeCapabilityStatus status) {
+    NodeCapabilityStatus previous = probes.put(nodeName, status);
+    if (!status.equals(previous) && !refreshesIndexedReport(previous, status)) {
       dirty = true;
     }
+  }
+
+  private boolean refreshesIndexedReport(NodeCapabilityStatus previous, NodeCapabilityStatus next) {
+    return previous != null
+        && previous.capabilities().equals(next.capabilities())
+        // an older report would expire before the index does
+        && !next.observedAt().isBefore(previous.observedAt())
+        // a report that had expired when the index was built is not in it
+        && indexedAt.isBefore(previous.observedAt().plus(probeTtl));
   }
 
   public void removeNodeCapability(String nodeName) {
@@ -136,6 +158,7 @@ public final class InMemoryClusterView implements ClusterView {
       if (dirty || !now.isBefore(index.validUntil())) {
         dirty = false;
         index = rebuild(now);
+        indexedAt = now;
       }
       return index;
     }

@@ -43,6 +43,7 @@ public record NodeFacts(
       }
     }
     // The node controller mirrors spec.unschedulable as a taint; a view fed from files may lack it.
+    // Being NoSchedule, it keeps the scheduler away but not a pod that names the node.
     if (spec != null
         && Boolean.TRUE.equals(spec.getUnschedulable())
         && taints.stream().noneMatch(t -> UNSCHEDULABLE_TAINT.equals(t.key()))) {

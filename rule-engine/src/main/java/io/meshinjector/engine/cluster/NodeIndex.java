@@ -137,6 +137,10 @@ public final class NodeIndex {
     return all;
   }
 
+  NodeFacts factsAt(int i) {
+    return facts[i];
+  }
+
   Integer indexOf(String name) {
     return byName.get(name);
   }

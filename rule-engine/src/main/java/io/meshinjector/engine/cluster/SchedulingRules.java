@@ -13,6 +13,9 @@ import java.util.Map;
  * The scheduler's hard placement rules, over a {@link NodeIndex}: {@code nodeName}, {@code
  * nodeSelector}, required node affinity (terms ORed; within a term, every expression and field
  * ANDed; an empty term matches nothing) and NoSchedule/NoExecute taints the pod does not tolerate.
+ * A pod with {@code nodeName} is the kubelet's to admit, not the scheduler's: its node is kept
+ * unless the selector or affinity excludes it or it has a NoExecute taint the pod does not
+ * tolerate.
  */
 final class SchedulingRules {
   private SchedulingRules() {}
@@ -22,7 +25,8 @@ final class SchedulingRules {
     if (spec == null) {
       return result;
     }
-    if (spec.getNodeName() != null && !spec.getNodeName().isEmpty()) {
+    boolean bound = spec.getNodeName() != null && !spec.getNodeName().isEmpty();
+    if (bound) {
       BitSet one = new BitSet();
       Integer i = index.indexOf(spec.getNodeName());
       if (i != null) {
@@ -45,12 +49,26 @@ final class SchedulingRules {
     }
     List<Toleration> tolerations =
         spec.getTolerations() == null ? List.of() : spec.getTolerations();
+    if (bound) {
+      // No scheduler sees a pod that names its node: the kubelet admits it despite NoSchedule
+      // taints
+      // and a cordon, and only a NoExecute taint it does not tolerate turns it away.
+      int i = result.nextSetBit(0);
+      if (i >= 0 && !toleratesAll(tolerations, noExecute(index.factsAt(i).taints()))) {
+        result.clear(i);
+      }
+      return result;
+    }
     for (NodeIndex.TaintGroup g : index.taintGroups()) {
       if (!toleratesAll(tolerations, g.taints())) {
         result.andNot(g.members());
       }
     }
     return result;
+  }
+
+  private static List<NodeFacts.TaintRule> noExecute(List<NodeFacts.TaintRule> taints) {
+    return taints.stream().filter(t -> "NoExecute".equals(t.effect())).toList();
   }
 
   private static NodeSelector requiredAffinity(PodSpec spec) {

@@ -2,10 +2,17 @@ package io.meshinjector.engine.decision;
 
 /** Why a pod is refused; the code is also a metric label. */
 public enum RefusalReason {
+  /**
+   * An annotation has a value outside its allowed set, or asks for a redirect path that {@code
+   * policy.preference} does not offer.
+   */
   INVALID_ANNOTATION("invalid-annotation"),
   NO_VIABLE_PATH("no-viable-path"),
   MIXED_NODES("mixed-nodes"),
-  /** The pod asks for the init path where Pod Security forbids NET_ADMIN/NET_RAW. */
+  /**
+   * Pod Security forbids the init path's NET_ADMIN/NET_RAW and no other path is left: the pod asks
+   * for init, or {@code policy.preference} offers nothing else.
+   */
   POD_SECURITY("pod-security");
 
   private final String code;

@@ -35,13 +35,14 @@ public final class InjectGate {
           new Outcome.Skip(SkipReason.EXCLUDED_NAMESPACE, "namespace " + ns + " is excluded"));
     }
     Boolean podInject;
-    Boolean nsInject;
+    Boolean nsInject = null;
     try {
       podInject = PodAnnotations.inject(pod.getMetadata().getAnnotations(), null);
-      nsInject =
-          namespace == null
-              ? null
-              : PodAnnotations.inject(namespace.getMetadata().getAnnotations(), "namespace " + ns);
+      // The pod's value wins, so a typo on the namespace must not refuse a pod that decided.
+      if (podInject == null && namespace != null) {
+        nsInject =
+            PodAnnotations.inject(namespace.getMetadata().getAnnotations(), "namespace " + ns);
+      }
     } catch (PodAnnotations.InvalidAnnotation e) {
       trace.accept(new TraceStep("gate", e.getMessage()));
       return Optional.of(new Outcome.Refuse(RefusalReason.INVALID_ANNOTATION, e.getMessage()));

@@ -82,6 +82,82 @@ class InMemoryClusterViewTest {
     assertThat(later.source()).isEqualTo(Source.INFERENCE);
   }
 
+  private static final Map<String, String> NFT_ONLY =
+      Map.of("iptables-legacy", "unavailable", "iptables-nft", "available");
+
+  @Test
+  void sameVerdictProbeRefreshKeepsTheIndexUntilItExpires() {
+    view.upsert(K8s.node("c", K8s.CENTOS7, "v1.31.0"));
+    view.upsert(K8s.probe("c", NOW.minus(Duration.ofMinutes(30)), NFT_ONLY, Map.of()));
+    NodeIndex first = view.nodes(NOW);
+    assertThat(first.validUntil()).isEqualTo(NOW.plus(Duration.ofMinutes(30)));
+
+    view.upsert(K8s.probe("c", NOW, NFT_ONLY, Map.of("loadedModules", "nf_tables")));
+    assertThat(view.nodes(NOW)).isSameAs(first);
+    assertThat(view.nodes(NOW.plus(Duration.ofMinutes(29)))).isSameAs(first);
+
+    // at the old report's expiry the index is rebuilt and reads the refreshed one
+    NodeIndex rebuilt = view.nodes(NOW.plus(Duration.ofMinutes(31)));
+    assertThat(rebuilt).isNotSameAs(first);
+    var nft = rebuilt.capabilities("c").orElseThrow().get(CapabilityKey.IPTABLES_NFT);
+    assertThat(nft.verdict()).isEqualTo(Verdict.AVAILABLE);
+    assertThat(nft.source()).isEqualTo(Source.PROBE);
+    assertThat(nft.detail()).contains(NOW.toString());
+    assertThat(rebuilt.validUntil()).isEqualTo(NOW.plus(Duration.ofHours(1)));
+
+    var expired =
+        view.nodes(NOW.plus(Duration.ofMinutes(61)))
+            .capabilities("c")
+            .orElseThrow()
+            .get(CapabilityKey.IPTABLES_NFT);
+    assertThat(expired.verdict()).isEqualTo(Verdict.UNAVAILABLE);
+    assertThat(expired.source()).isEqualTo(Source.INFERENCE);
+  }
+
+  @Test
+  void probeReportWithAChangedVerdictRebuildsTheIndex() {
+    view.upsert(K8s.node("c", K8s.CENTOS7, "v1.31.0"));
+    view.upsert(K8s.probe("c", NOW.minus(Duration.ofMinutes(30)), NFT_ONLY, Map.of()));
+    NodeIndex first = view.nodes(NOW);
+    view.upsert(
+        K8s.probe(
+            "c",
+            NOW,
+            Map.of("iptables-legacy", "unavailable", "iptables-nft", "unavailable"),
+            Map.of()));
+    NodeIndex second = view.nodes(NOW);
+    assertThat(second).isNotSameAs(first);
+    assertThat(second.capabilities("c").orElseThrow().verdict(CapabilityKey.IPTABLES_NFT))
+        .isEqualTo(Verdict.UNAVAILABLE);
+  }
+
+  @Test
+  void sameVerdictReportAfterTheOldOneExpiredRebuildsTheIndex() {
+    view.upsert(K8s.node("c", K8s.CENTOS7, "v1.31.0"));
+    view.upsert(K8s.probe("c", NOW.minus(Duration.ofHours(2)), NFT_ONLY, Map.of()));
+    NodeIndex first = view.nodes(NOW);
+    assertThat(first.capabilities("c").orElseThrow().get(CapabilityKey.IPTABLES_NFT).source())
+        .isEqualTo(Source.INFERENCE);
+    view.upsert(K8s.probe("c", NOW, NFT_ONLY, Map.of()));
+    var nft = view.nodes(NOW).capabilities("c").orElseThrow().get(CapabilityKey.IPTABLES_NFT);
+    assertThat(nft.verdict()).isEqualTo(Verdict.AVAILABLE);
+    assertThat(nft.source()).isEqualTo(Source.PROBE);
+  }
+
+  @Test
+  void sameVerdictReportOlderThanTheIndexedOneExpiresOnItsOwnTime() {
+    view.upsert(K8s.node("c", K8s.CENTOS7, "v1.31.0"));
+    view.upsert(K8s.probe("c", NOW, NFT_ONLY, Map.of()));
+    view.nodes(NOW);
+    view.upsert(K8s.probe("c", NOW.minus(Duration.ofMinutes(50)), NFT_ONLY, Map.of()));
+    var later =
+        view.nodes(NOW.plus(Duration.ofMinutes(11)))
+            .capabilities("c")
+            .orElseThrow()
+            .get(CapabilityKey.IPTABLES_NFT);
+    assertThat(later.source()).isEqualTo(Source.INFERENCE);
+  }
+
   @Test
   void liveCniReadinessComesAndGoes() {
     view.upsertNode(K8s.node("a", K8s.RHEL8, "v1.31.0"));

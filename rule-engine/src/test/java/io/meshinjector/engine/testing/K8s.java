@@ -63,6 +63,11 @@ public final class K8s {
     return new NodeBuilder(node).editOrNewSpec().withTaints(taints).endSpec().build();
   }
 
+  /** Marks the node unschedulable, as {@code kubectl cordon} does, without the mirrored taint. */
+  public static Node cordon(Node node) {
+    return new NodeBuilder(node).editOrNewSpec().withUnschedulable(true).endSpec().build();
+  }
+
   public static Namespace namespace(
       String name, Map<String, String> annotations, Map<String, String> labels) {
     return new NamespaceBuilder()

@@ -33,6 +33,7 @@ public final class Scenario {
   private String constraint;
   private boolean constraintSet;
   private final List<String> reasonContains = new ArrayList<>();
+  private final List<String> reasonOmits = new ArrayList<>();
   private final List<String> traceContains = new ArrayList<>();
   private final List<String> warningContains = new ArrayList<>();
   private boolean noWarnings;
@@ -95,6 +96,11 @@ public final class Scenario {
     return this;
   }
 
+  public Scenario reasonOmits(String... parts) {
+    reasonOmits.addAll(Arrays.asList(parts));
+    return this;
+  }
+
   public Scenario trace(String... parts) {
     traceContains.addAll(Arrays.asList(parts));
     return this;
@@ -153,6 +159,9 @@ public final class Scenario {
     }
     for (String r : reasonContains) {
       assertThat(d.reason()).as(all).hasValueSatisfying(s -> assertThat(s).contains(r));
+    }
+    for (String r : reasonOmits) {
+      assertThat(d.reason()).as(all).hasValueSatisfying(s -> assertThat(s).doesNotContain(r));
     }
     String trace = String.join("\n", d.trace().stream().map(Object::toString).toList());
     for (String t : traceContains) {
