@@ -19,7 +19,8 @@ public final class NodeAffinities {
   /**
    * ANDs the requirements into every required {@code nodeSelectorTerm}: terms are ORed, so a term
    * of our own would widen the choice instead of narrowing it. A requirement a term already has is
-   * not added again.
+   * not added again. A term the pod has that is empty matches no node, and is left empty: with our
+   * requirements in it, it would match nodes the pod's other terms exclude.
    */
   public static void require(PodSpec spec, NodeConstraint constraint) {
     Affinity affinity = spec.getAffinity() != null ? spec.getAffinity() : new Affinity();
@@ -33,10 +34,14 @@ public final class NodeAffinities {
         required.getNodeSelectorTerms() == null
             ? new ArrayList<>()
             : new ArrayList<>(required.getNodeSelectorTerms());
-    if (terms.isEmpty()) {
+    boolean ours = terms.isEmpty();
+    if (ours) {
       terms.add(new NodeSelectorTerm());
     }
     for (NodeSelectorTerm term : terms) {
+      if (!ours && matchesNothing(term)) {
+        continue;
+      }
       List<NodeSelectorRequirement> exprs =
           term.getMatchExpressions() == null
               ? new ArrayList<>()
@@ -53,6 +58,11 @@ public final class NodeAffinities {
     node.setRequiredDuringSchedulingIgnoredDuringExecution(required);
     affinity.setNodeAffinity(node);
     spec.setAffinity(affinity);
+  }
+
+  private static boolean matchesNothing(NodeSelectorTerm term) {
+    return (term.getMatchExpressions() == null || term.getMatchExpressions().isEmpty())
+        && (term.getMatchFields() == null || term.getMatchFields().isEmpty());
   }
 
   private static boolean same(NodeSelectorRequirement e, NodeRequirement r) {
