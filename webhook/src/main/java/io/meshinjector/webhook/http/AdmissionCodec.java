@@ -1,16 +1,27 @@
 package io.meshinjector.webhook.http;
 
 import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
 import java.io.IOException;
+import java.math.BigInteger;
 import java.util.Base64;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 
@@ -24,16 +35,15 @@ public final class AdmissionCodec {
 
   private final ObjectMapper mapper;
   private final ObjectReader bodyReader;
+  private final StreamReadConstraints limits;
 
   public AdmissionCodec(int maxNestingDepth, int maxStringLength) {
-    JsonFactory factory =
-        JsonFactory.builder()
-            .streamReadConstraints(
-                StreamReadConstraints.builder()
-                    .maxNestingDepth(maxNestingDepth)
-                    .maxStringLength(maxStringLength)
-                    .build())
+    this.limits =
+        StreamReadConstraints.builder()
+            .maxNestingDepth(maxNestingDepth)
+            .maxStringLength(maxStringLength)
             .build();
+    JsonFactory factory = JsonFactory.builder().streamReadConstraints(limits).build();
     this.mapper =
         new ObjectMapper(factory)
             .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
@@ -53,12 +63,19 @@ public final class AdmissionCodec {
    */
   public AdmissionRequest read(byte[] body) {
     JsonNode root;
+    JsonParser parser = null;
     try {
-      root = bodyReader.readValue(body);
+      // kept for where it stopped: a limit's exception does not say
+      parser = bodyReader.createParser(body);
+      root = bodyReader.readValue(parser);
+    } catch (StreamConstraintsException e) {
+      throw new BadRequest(overLimit(e, parser));
     } catch (JsonProcessingException e) {
-      throw new BadRequest("the body is not valid JSON: " + shorten(e.getOriginalMessage()));
+      throw new BadRequest("the body is not valid JSON: " + syntax(e));
     } catch (IOException e) {
-      throw new BadRequest("the body cannot be read: " + shorten(e.getMessage()));
+      throw new BadRequest("the body cannot be read");
+    } finally {
+      close(parser);
     }
     if (root == null || !root.isObject()) {
       throw new BadRequest("the body is not a JSON object");
@@ -91,6 +108,21 @@ public final class AdmissionCodec {
         request.path("namespace").asText(""),
         request.path("name").asText(""),
         object == null || object.isNull() ? null : object);
+  }
+
+  /**
+   * The pod of a request, typed.
+   *
+   * @throws BadRequest naming the JSON path that does not fit a Pod and what it should be
+   */
+  public Pod pod(JsonNode object) {
+    try {
+      return mapper.treeToValue(object, Pod.class);
+    } catch (JsonMappingException e) {
+      throw new BadRequest("request.object is not a valid Pod: " + mismatch(e));
+    } catch (JsonProcessingException | IllegalArgumentException e) {
+      throw new BadRequest("request.object is not a valid Pod");
+    }
   }
 
   /** The HTTP body of {@code reply}. */
@@ -146,6 +178,141 @@ public final class AdmissionCodec {
       return mapper.writeValueAsBytes(node);
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("cannot serialise a JSON tree", e);
+    }
+  }
+
+  /**
+   * Which read limit the body broke, in the configured figures. Jackson's own message names its
+   * classes and methods, which mean nothing to the caller; it carries no typed field, so the limit
+   * is told apart by its wording.
+   */
+  private String overLimit(StreamConstraintsException e, JsonParser parser) {
+    String message = e.getOriginalMessage() == null ? "" : e.getOriginalMessage();
+    String at = at(parser);
+    if (message.startsWith("String value length")) {
+      return "a string" + at + " is longer than " + limits.getMaxStringLength() + " characters";
+    }
+    if (message.contains("nesting depth")) {
+      return "the JSON" + at + " is nested deeper than " + limits.getMaxNestingDepth() + " levels";
+    }
+    if (message.startsWith("Number value length")) {
+      return "a number" + at + " is longer than " + limits.getMaxNumberLength() + " digits";
+    }
+    if (message.startsWith("Name length")) {
+      return "a field name" + at + " is longer than " + limits.getMaxNameLength() + " characters";
+    }
+    return "the body is over a read limit" + at;
+  }
+
+  /** " at /json/pointer" where the parser was, or nothing when it is not known. */
+  private static String at(JsonParser parser) {
+    if (parser != null && parser.getParsingContext() != null) {
+      String pointer = parser.getParsingContext().pathAsPointer().toString();
+      if (!pointer.isEmpty()) {
+        // a nesting-depth pointer is as deep as the limit; its start says where
+        return " at " + (pointer.length() > 80 ? pointer.substring(0, 80) + "..." : pointer);
+      }
+    }
+    return "";
+  }
+
+  /**
+   * Jackson's syntax message without the parts that are about Jackson: the source description and
+   * feature names in backticks.
+   */
+  private static String syntax(JsonProcessingException e) {
+    String message = e.getOriginalMessage() == null ? "" : e.getOriginalMessage();
+    if (message.startsWith("Trailing token")) {
+      message = "more JSON follows the AdmissionReview";
+    }
+    int marker = message.indexOf(" (start marker at");
+    if (marker >= 0) {
+      message = message.substring(0, marker);
+    }
+    if (message.isBlank() || message.contains("`") || message.contains("[Source")) {
+      message = "it is malformed";
+    }
+    JsonLocation where = e.getLocation();
+    if (where != null && where.getLineNr() > 0) {
+      message += " (line " + where.getLineNr() + ", column " + where.getColumnNr() + ")";
+    }
+    return shorten(message);
+  }
+
+  /** "{path} must be {what}", from where Jackson stopped and the type it wanted there. */
+  static String mismatch(JsonMappingException e) {
+    String path = path(e.getPath());
+    Class<?> wanted = null;
+    if (e instanceof MismatchedInputException m) {
+      wanted = m.getTargetType();
+    } else if (e instanceof ValueInstantiationException v && v.getType() != null) {
+      wanted = v.getType().getRawClass();
+    }
+    String where = path.isEmpty() ? "the Pod" : path;
+    return wanted == null
+        ? where + " has a value of the wrong type"
+        : where + " must be " + a(wanted);
+  }
+
+  private static String path(List<JsonMappingException.Reference> references) {
+    StringBuilder path = new StringBuilder();
+    for (JsonMappingException.Reference r : references) {
+      if (r.getFieldName() != null) {
+        if (path.length() > 0) {
+          path.append('.');
+        }
+        path.append(r.getFieldName());
+      } else if (r.getIndex() >= 0) {
+        path.append('[').append(r.getIndex()).append(']');
+      }
+    }
+    return shorten(path.toString());
+  }
+
+  /** The JSON a value of {@code type} is read from, in the caller's terms. */
+  private static String a(Class<?> type) {
+    if (Collection.class.isAssignableFrom(type) || (type.isArray() && type != byte[].class)) {
+      return "a list";
+    }
+    if (type == String.class || type == Character.class || type == char.class) {
+      return "a string";
+    }
+    if (type == Boolean.class || type == boolean.class) {
+      return "true or false";
+    }
+    if (type == Integer.class
+        || type == Long.class
+        || type == Short.class
+        || type == Byte.class
+        || type == int.class
+        || type == long.class
+        || type == short.class
+        || type == byte.class
+        || type == BigInteger.class) {
+      return "an integer";
+    }
+    if (Number.class.isAssignableFrom(type) || type == double.class || type == float.class) {
+      return "a number";
+    }
+    if (type == IntOrString.class) {
+      return "an integer or a string";
+    }
+    if (type == Quantity.class) {
+      return "a quantity such as 100m or 128Mi";
+    }
+    if (type.isEnum()) {
+      return "one of its allowed values";
+    }
+    return "an object";
+  }
+
+  private static void close(JsonParser parser) {
+    if (parser != null) {
+      try {
+        parser.close();
+      } catch (IOException e) {
+        // a parser over a byte array holds nothing to release
+      }
     }
   }
 

@@ -1,20 +1,24 @@
 package io.meshinjector.webhook.http;
 
+import io.meshinjector.webhook.logging.RequestContext;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.MediaType;
-import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
  * {@code POST /mutate}. Takes the raw body rather than a bound object: the body is decoded by the
- * one fabric8-aware mapper, under the configured size and read limits.
+ * one fabric8-aware mapper, under the configured size and read limits. Writes the answer itself,
+ * inside the request's logging context, so that a failure to read or to answer is logged with the
+ * request's UID, namespace and pod.
  */
 @RestController
 public class AdmissionController {
@@ -31,17 +35,36 @@ public class AdmissionController {
   }
 
   @PostMapping("/mutate")
-  public ResponseEntity<byte[]> mutate(HttpServletRequest request) {
-    try (InputStream body = request.getInputStream()) {
-      AdmissionReply reply =
-          service.handle(request.getContentType(), request.getContentLengthLong(), body);
-      return ResponseEntity.status(reply.httpStatus())
-          .contentType(MediaType.APPLICATION_JSON)
-          .body(service.codec().write(reply));
+  public void mutate(HttpServletRequest request, HttpServletResponse response) {
+    try (RequestContext ctx = RequestContext.open()) {
+      int status;
+      byte[] body;
+      try (InputStream in = request.getInputStream()) {
+        AdmissionReply reply =
+            service.handle(request.getContentType(), request.getContentLengthLong(), in);
+        body = service.codec().write(reply);
+        status = reply.httpStatus();
+      } catch (IOException | RuntimeException e) {
+        // the service answers everything; this is only reached when the connection itself fails
+        LOG.warn("cannot answer a request: {}", e.toString());
+        status = 500;
+        body = LAST_RESORT;
+      }
+      send(response, status, body);
+    }
+  }
+
+  private static void send(HttpServletResponse response, int status, byte[] body) {
+    try {
+      response.setStatus(status);
+      response.setContentType(MediaType.APPLICATION_JSON_VALUE);
+      response.setContentLength(body.length);
+      OutputStream out = response.getOutputStream();
+      out.write(body);
+      // flushed here, not by the container after the context is gone, so a failure is logged here
+      out.flush();
     } catch (IOException | RuntimeException e) {
-      // the service answers everything; this is only reached when the connection itself fails
-      LOG.warn("cannot answer a request: {}", e.toString());
-      return ResponseEntity.status(500).contentType(MediaType.APPLICATION_JSON).body(LAST_RESORT);
+      LOG.warn("cannot send the answer ({}): {}", status, e.toString());
     }
   }
 }

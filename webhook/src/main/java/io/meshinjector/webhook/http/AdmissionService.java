@@ -9,12 +9,14 @@ import io.meshinjector.engine.decision.Outcome;
 import io.meshinjector.webhook.logging.RequestContext;
 import io.meshinjector.webhook.metrics.AdmissionMetrics;
 import io.meshinjector.webhook.mutation.InjectionPipeline;
+import io.meshinjector.webhook.mutation.PodShape;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -80,9 +82,10 @@ public final class AdmissionService {
       metrics.error("too-large");
       return AdmissionReply.tooLarge(maxRequestBytes);
     } catch (IOException e) {
+      // the container's wording is for the log; the caller learns only that the read failed
+      LOG.info("cannot read a request body: {}", e.toString());
       metrics.error("bad-request");
-      return AdmissionReply.badRequest(
-          "the body cannot be read: " + AdmissionCodec.shorten(e.getMessage()));
+      return AdmissionReply.badRequest("the body cannot be read");
     }
     AdmissionRequest request;
     try {
@@ -120,12 +123,10 @@ public final class AdmissionService {
     if (request.object() == null || !request.object().isObject()) {
       throw new AdmissionCodec.BadRequest("the Pod CREATE request has no object");
     }
-    Pod pod;
-    try {
-      pod = codec.mapper().treeToValue(request.object(), Pod.class);
-    } catch (Exception e) {
-      throw new AdmissionCodec.BadRequest(
-          "request.object is not a valid Pod: " + AdmissionCodec.shorten(e.getMessage()));
+    Pod pod = codec.pod(request.object());
+    Optional<String> problem = PodShape.problem(request.object());
+    if (problem.isPresent()) {
+      throw new AdmissionCodec.BadRequest("request.object is not a valid Pod: " + problem.get());
     }
     ObjectMeta meta = pod.getMetadata() == null ? new ObjectMeta() : pod.getMetadata();
     pod.setMetadata(meta);

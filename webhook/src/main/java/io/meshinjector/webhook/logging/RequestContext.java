@@ -12,14 +12,26 @@ public final class RequestContext implements AutoCloseable {
   public static final String NAMESPACE = "namespace";
   public static final String POD = "pod";
 
-  private RequestContext() {}
+  /** False when this joined a context opened further out, which is left for that one to close. */
+  private final boolean owner;
 
-  /** Opens a context with no request known yet: lines still carry the keys, empty. */
+  private RequestContext(boolean owner) {
+    this.owner = owner;
+  }
+
+  /**
+   * Opens a context with no request known yet: lines still carry the keys, empty. Inside an open
+   * context, joins it instead, so that what the inner code learns (the UID, the pod) stays on the
+   * outer code's lines until the outer one closes.
+   */
   public static RequestContext open() {
+    if (MDC.get(UID) != null) {
+      return new RequestContext(false);
+    }
     MDC.put(UID, "-");
     MDC.put(NAMESPACE, "-");
     MDC.put(POD, "-");
-    return new RequestContext();
+    return new RequestContext(true);
   }
 
   public RequestContext uid(String uid) {
@@ -39,6 +51,9 @@ public final class RequestContext implements AutoCloseable {
 
   @Override
   public void close() {
+    if (!owner) {
+      return;
+    }
     MDC.remove(UID);
     MDC.remove(NAMESPACE);
     MDC.remove(POD);

@@ -29,15 +29,26 @@ import org.springframework.context.annotation.Import;
 public class WebhookApplication {
 
   @Bean
+  AdmissionCodec admissionCodec(WebhookSettings settings) {
+    return new AdmissionCodec(settings.maxNestingDepth(), settings.maxStringLength());
+  }
+
+  /** A bean of its own so that a test can put a failing one in its place. */
+  @Bean
+  InjectionPipeline injectionPipeline(MeshConfig config, AdmissionCodec codec) {
+    return new InjectionPipeline(
+        new RuleEngine(config.engine(), Clock.systemUTC()),
+        Mutators.forConfig(config),
+        codec.mapper());
+  }
+
+  @Bean
   AdmissionService admissionService(
-      MeshConfig config, WebhookSettings settings, ClusterView view, MeterRegistry registry) {
-    AdmissionCodec codec =
-        new AdmissionCodec(settings.maxNestingDepth(), settings.maxStringLength());
-    InjectionPipeline pipeline =
-        new InjectionPipeline(
-            new RuleEngine(config.engine(), Clock.systemUTC()),
-            Mutators.forConfig(config),
-            codec.mapper());
+      AdmissionCodec codec,
+      InjectionPipeline pipeline,
+      WebhookSettings settings,
+      ClusterView view,
+      MeterRegistry registry) {
     return new AdmissionService(
         codec, pipeline, () -> view, new AdmissionMetrics(registry), settings.maxRequestBytes());
   }

@@ -13,10 +13,15 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 /** Starts the {@code serve} application from already-validated options. */
 public final class WebhookServer {
-  /** Every log line of a request carries its UID, namespace and pod (see RequestContext). */
+  /**
+   * Every log line of a request carries its UID, namespace and pod (see RequestContext). A stack
+   * trace stays on its event's line, its own line breaks shown as " | ", because a trace printed
+   * over many lines leaves all but the first without the request, and log collectors split it.
+   */
   static final String TEXT_PATTERN =
       "%d{yyyy-MM-dd'T'HH:mm:ss.SSSXXX} %5p [%t] %logger{30}"
-          + " uid=%X{uid:--} namespace=%X{namespace:--} pod=%X{pod:--} : %m%n%wEx";
+          + " uid=%X{uid:--} namespace=%X{namespace:--} pod=%X{pod:--} : %m"
+          + "%replace(%replace(%wEx){'\\s*[\\r\\n]+\\s*', ' | '}){' \\| $', ''}%n";
 
   private WebhookServer() {}
 

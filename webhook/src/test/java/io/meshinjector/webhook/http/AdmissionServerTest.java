@@ -4,9 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.meshinjector.engine.RuleEngine;
+import io.meshinjector.engine.cluster.ClusterView;
+import io.meshinjector.engine.config.MeshConfig;
+import io.meshinjector.engine.decision.Decision;
 import io.meshinjector.webhook.MeshInjector;
 import io.meshinjector.webhook.cli.ServeCommand;
+import io.meshinjector.webhook.mutation.InjectionPipeline;
+import io.meshinjector.webhook.mutation.Mutators;
+import io.meshinjector.webhook.mutation.PodMutator;
 import io.meshinjector.webhook.server.ServerPorts;
+import io.meshinjector.webhook.support.Captured;
 import io.meshinjector.webhook.support.Reviews;
 import io.meshinjector.webhook.support.Tls;
 import jakarta.json.Json;
@@ -20,17 +29,31 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.SpringApplicationHook;
+import org.springframework.boot.SpringApplicationRunListener;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Primary;
 
 /**
  * The served application over real TLS on a random port, started the way {@code serve} starts it,
  * posting AdmissionReviews as the API server does and applying the patches with an independent JSON
- * Patch implementation (Parsson).
+ * Patch implementation (Parsson). One test configuration is added to the application: {@link
+ * FailingPipeline}, the only way to make a real server fail on demand.
  */
 class AdmissionServerTest {
   private static final int MAX_BODY = 256 * 1024;
@@ -60,21 +83,57 @@ class AdmissionServerTest {
             + "\n"
             + "  maxNestingDepth: 40\n");
     var cli = MeshInjector.commandLine();
+    // serve as it is, plus one configuration: a pipeline that fails on a marked pod
+    SpringApplicationHook addFailingPipeline =
+        app -> {
+          app.addPrimarySources(List.of(FailingPipeline.class));
+          return new SpringApplicationRunListener() {};
+        };
     int code =
-        cli.execute(
-            "serve",
-            "--port=0",
-            "--metrics-port=0",
-            "--tls-dir=" + tls,
-            "--config=" + config,
-            "--cluster=" + Reviews.example("cluster.yaml"));
+        SpringApplication.withHook(
+            addFailingPipeline,
+            () ->
+                cli.execute(
+                    "serve",
+                    "--port=0",
+                    "--metrics-port=0",
+                    "--tls-dir=" + tls,
+                    "--config=" + config,
+                    "--cluster=" + Reviews.example("cluster.yaml")));
     assertThat(code).isZero();
     context = ((ServeCommand) cli.getSubcommands().get("serve").getCommand()).context();
+    assertThat(context.getBeansOfType(InjectionPipeline.class)).hasSize(2);
     ServerPorts ports = context.getBean(ServerPorts.class);
     base = URI.create("https://localhost:" + ports.https());
     mutate = base.resolve("/mutate");
     metrics = URI.create("http://localhost:" + ports.management() + "/metrics");
     client = Tls.client(tls.resolve("ca.crt"));
+  }
+
+  /** The label that makes {@link FailingPipeline} fail. */
+  static final String FAIL = "test.mesh-injector.io/fail";
+
+  /**
+   * Takes the place of the served pipeline: the same decisions and rendering, except that a pod
+   * labelled {@link #FAIL} fails in rendering, as a bug in a template would.
+   */
+  @Configuration(proxyBeanMethods = false)
+  static class FailingPipeline {
+    @Bean
+    @Primary
+    InjectionPipeline failingPipeline(MeshConfig config, AdmissionCodec codec) {
+      PodMutator real = Mutators.forConfig(config);
+      PodMutator failing =
+          (pod, decision) -> {
+            if (pod.getMetadata().getLabels() != null
+                && pod.getMetadata().getLabels().containsKey(FAIL)) {
+              throw new IllegalStateException("secret internal detail");
+            }
+            return real.render(pod, decision);
+          };
+      return new InjectionPipeline(
+          new RuleEngine(config.engine(), Clock.systemUTC()), failing, codec.mapper());
+    }
   }
 
   @AfterAll
@@ -232,6 +291,7 @@ class AdmissionServerTest {
     assertThat(response.has("patch")).isFalse();
     assertThat(response.path("uid").asText())
         .isEqualTo(update.path("request").path("uid").asText());
+    validRequestStillSucceeds();
   }
 
   @Test
@@ -258,8 +318,19 @@ class AdmissionServerTest {
     HttpResponse<String> r =
         post("application/json", "{\"apiVersion\": \"admission.k8s.io/v1\", \"kind\":".getBytes());
     assertThat(r.statusCode()).isEqualTo(400);
-    assertThat(json(r).path("message").asText()).contains("not valid JSON");
+    assertThat(json(r).path("message").asText())
+        .startsWith("the body is not valid JSON: Unexpected end-of-input")
+        .containsPattern("\\(line 1, column \\d+\\)$");
+    namesNoInternals(r);
     assertThat(r.body()).doesNotContain("at com.fasterxml", "at io.meshinjector");
+    validRequestStillSucceeds();
+
+    byte[] twice = (Reviews.exampleJson("admission-review.json") + " {}").getBytes();
+    r = post("application/json", twice);
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(json(r).path("message").asText())
+        .startsWith("the body is not valid JSON: more JSON follows the AdmissionReview");
+    namesNoInternals(r);
     validRequestStillSucceeds();
   }
 
@@ -287,8 +358,165 @@ class AdmissionServerTest {
     ((ObjectNode) review.path("request").path("object")).put("spec", "not an object");
     HttpResponse<String> r = post(review);
     assertThat(r.statusCode()).isEqualTo(400);
-    assertThat(json(r).path("message").asText()).contains("not a valid Pod");
+    assertThat(json(r).path("message").asText())
+        .isEqualTo("request.object is not a valid Pod: spec must be an object");
     validRequestStillSucceeds();
+
+    ObjectNode notAList = Reviews.podCreate("admission.k8s.io/v1", "shop", Reviews.examplePod());
+    ((ObjectNode) notAList.path("request").path("object").path("spec"))
+        .putObject("containers")
+        .put("name", "app");
+    r = post(notAList);
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(json(r).path("message").asText())
+        .isEqualTo("request.object is not a valid Pod: spec.containers must be a list");
+    validRequestStillSucceeds();
+
+    ObjectNode notANumber = Reviews.podCreate("admission.k8s.io/v1", "shop", Reviews.examplePod());
+    ((ObjectNode) notANumber.path("request").path("object").path("spec").path("containers").get(0))
+        .putArray("ports")
+        .addObject()
+        .put("containerPort", "http");
+    r = post(notANumber);
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(json(r).path("message").asText())
+        .isEqualTo(
+            "request.object is not a valid Pod: spec.containers[0].ports[0].containerPort must be"
+                + " an integer");
+    validRequestStillSucceeds();
+  }
+
+  /** Jackson's and fabric8's own words: class names, features, methods. */
+  static void namesNoInternals(HttpResponse<String> r) throws Exception {
+    assertThat(json(r).path("message").asText())
+        .doesNotContain("`", "java.", "fabric8", "jackson", "StreamReadConstraints", "Source");
+  }
+
+  /** Pods the engine cannot take: each is a 400 naming where, and the server carries on. */
+  static Stream<Arguments> podsTheEngineCannotTake() {
+    String required = "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution";
+    return Stream.of(
+        Arguments.of("{\"containers\": [null]}", "spec.containers[0] is null"),
+        Arguments.of("{\"initContainers\": [null]}", "spec.initContainers[0] is null"),
+        Arguments.of(
+            "{\"affinity\": {\"nodeAffinity\": {\"requiredDuringSchedulingIgnoredDuringExecution\":"
+                + " {\"nodeSelectorTerms\": [null]}}}}",
+            "spec." + required + ".nodeSelectorTerms[0] is null"),
+        Arguments.of(
+            "{\"affinity\": {\"nodeAffinity\": {\"requiredDuringSchedulingIgnoredDuringExecution\":"
+                + " {\"nodeSelectorTerms\": [{\"matchExpressions\": [null]}]}}}}",
+            "spec." + required + ".nodeSelectorTerms[0].matchExpressions[0] is null"),
+        Arguments.of(
+            "{\"affinity\": {\"nodeAffinity\": {\"requiredDuringSchedulingIgnoredDuringExecution\":"
+                + " {\"nodeSelectorTerms\": [{\"matchFields\": [null]}]}}}}",
+            "spec." + required + ".nodeSelectorTerms[0].matchFields[0] is null"),
+        Arguments.of("{\"tolerations\": [null]}", "spec.tolerations[0] is null"),
+        Arguments.of("{\"volumes\": [null]}", "spec.volumes[0] is null"),
+        Arguments.of(
+            "{\"containers\": [{\"name\": \"app\", \"image\": \"app\", \"ports\": [null]}]}",
+            "spec.containers[0].ports[0] is null"),
+        Arguments.of(
+            "{\"containers\": [{\"name\": \"app\", \"image\": \"app\", \"env\": [null]}]}",
+            "spec.containers[0].env[0] is null"),
+        Arguments.of(
+            "{\"containers\": [{\"image\": \"app\"}]}", "spec.containers[0].name is missing"),
+        Arguments.of(
+            "{\"initContainers\": [{\"name\": null, \"image\": \"app\"}]}",
+            "spec.initContainers[0].name is missing"),
+        Arguments.of("{\"nodeSelector\": {\"pool\": null}}", "spec.nodeSelector[pool] is null"));
+  }
+
+  @ParameterizedTest
+  @MethodSource("podsTheEngineCannotTake")
+  void aPodTheEngineCannotTakeIs400NamingTheProblem(String specFields, String problem)
+      throws Exception {
+    ObjectNode review = Reviews.podCreate("admission.k8s.io/v1", "shop", Reviews.examplePod());
+    ObjectNode spec = (ObjectNode) review.path("request").path("object").path("spec");
+    spec.setAll((ObjectNode) Reviews.JSON.readTree(specFields));
+    HttpResponse<String> r = post(review);
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(json(r).path("message").asText())
+        .isEqualTo("request.object is not a valid Pod: " + problem);
+    validRequestStillSucceeds();
+  }
+
+  @Test
+  void aNullInTheMetadataIs400() throws Exception {
+    ObjectNode review = Reviews.podCreate("admission.k8s.io/v1", "shop", Reviews.examplePod());
+    ((ObjectNode) review.path("request").path("object").path("metadata"))
+        .putArray("ownerReferences")
+        .addNull();
+    HttpResponse<String> r = post(review);
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(json(r).path("message").asText())
+        .isEqualTo("request.object is not a valid Pod: metadata.ownerReferences[0] is null");
+    validRequestStillSucceeds();
+  }
+
+  @Test
+  void anInternalErrorIs500WithTheUidNoStackTraceAndOneLogLine() throws Exception {
+    ObjectNode pod = Reviews.examplePod();
+    ((ObjectNode) pod.path("metadata").path("labels")).put(FAIL, "true");
+    ObjectNode review = Reviews.podCreate("admission.k8s.io/v1", "shop", pod);
+    String uid = review.path("request").path("uid").asText();
+
+    HttpResponse<String> r;
+    try (Captured log = Captured.on(AdmissionService.class)) {
+      r = post(review);
+
+      Captured.Line failed =
+          log.lines().stream()
+              .filter(l -> l.event().getFormattedMessage().equals("admission failed"))
+              .findFirst()
+              .orElseThrow();
+      assertThat(failed.event().getThrowableProxy().getMessage())
+          .isEqualTo("secret internal detail");
+      // the text format keeps the trace on the event's line, with the request on it
+      assertThat(failed.text())
+          .endsWith(System.lineSeparator())
+          .doesNotEndWith(" | " + System.lineSeparator())
+          .contains(" uid=" + uid + " namespace=shop pod=checkout-6d4cf56db6-* : admission failed")
+          .contains("java.lang.IllegalStateException: secret internal detail")
+          .contains(" | at io.meshinjector.webhook.http.AdmissionServerTest$FailingPipeline");
+      assertThat(failed.text().strip()).doesNotContain("\n", "\r");
+      assertThat(log.lines())
+          .allSatisfy(l -> assertThat(l.text()).contains(" uid=" + uid + " namespace=shop "));
+    }
+
+    assertThat(r.statusCode()).isEqualTo(500);
+    JsonNode status = json(r);
+    assertThat(status.path("kind").asText()).isEqualTo("Status");
+    assertThat(status.path("code").asInt()).isEqualTo(500);
+    assertThat(status.path("message").asText()).contains(uid);
+    assertThat(r.body())
+        .doesNotContain("secret internal detail", "Exception", "at io.", "at java.", "\tat ");
+    validRequestStillSucceeds();
+  }
+
+  @Test
+  void theDecisionsWarningsGoIntoResponseWarnings() throws Exception {
+    ObjectNode pod = Reviews.examplePod();
+    // no node of the cluster is in this pool: the engine decides for a node it knows nothing of
+    ((ObjectNode) pod.path("spec")).putObject("nodeSelector").put("pool", "arm");
+    ObjectNode review = Reviews.podCreate("admission.k8s.io/v1", "shop", pod);
+    HttpResponse<String> r = post(review);
+
+    assertThat(r.statusCode()).isEqualTo(200);
+    JsonNode response = json(r).path("response");
+    assertThat(response.path("allowed").asBoolean()).isTrue();
+    List<String> warnings = new ArrayList<>();
+    response.path("warnings").forEach(w -> warnings.add(w.asText()));
+    assertThat(warnings).anyMatch(w -> w.contains("capabilities are all unknown"));
+
+    Pod typed = Reviews.JSON.treeToValue(pod, Pod.class);
+    typed.getMetadata().setNamespace("shop");
+    Decision expected =
+        new RuleEngine(context.getBean(MeshConfig.class).engine(), Clock.systemUTC())
+            .decide(
+                AdmissionService.workload(typed.getMetadata(), "checkout-6d4cf56db6-*"),
+                typed,
+                context.getBean(ClusterView.class));
+    assertThat(warnings).isEqualTo(expected.warnings());
   }
 
   @Test
@@ -300,14 +528,19 @@ class AdmissionServerTest {
             .replace("\"operation\":\"CREATE\"", "\"operation\":\"CREATE\",\"deep\":" + nested);
     HttpResponse<String> r = post("application/json", body.getBytes(StandardCharsets.UTF_8));
     assertThat(r.statusCode()).isEqualTo(400);
-    assertThat(json(r).path("message").asText()).containsIgnoringCase("nesting depth");
+    assertThat(json(r).path("message").asText())
+        .startsWith("the JSON at /request/deep/0/0/")
+        .endsWith(" is nested deeper than 40 levels");
+    namesNoInternals(r);
     validRequestStillSucceeds();
 
     ObjectNode longString = Reviews.podCreate("admission.k8s.io/v1", "shop", Reviews.examplePod());
     ((ObjectNode) longString.path("request")).put("long", "y".repeat(MAX_STRING + 1));
     r = post(longString);
     assertThat(r.statusCode()).isEqualTo(400);
-    assertThat(json(r).path("message").asText()).containsIgnoringCase("string value length");
+    assertThat(json(r).path("message").asText())
+        .isEqualTo("a string at /request/long is longer than " + MAX_STRING + " characters");
+    namesNoInternals(r);
     validRequestStillSucceeds();
   }
 

@@ -1,0 +1,66 @@
+package io.meshinjector.webhook.support;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.AppenderBase;
+import ch.qos.logback.core.OutputStreamAppender;
+import ch.qos.logback.core.encoder.Encoder;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The events one logger logs while it is attached, each with the text the running application's
+ * console appender makes of it: the pattern and converters as served, not a copy of them.
+ */
+public final class Captured extends AppenderBase<ILoggingEvent> implements AutoCloseable {
+  /** An event and its console text. */
+  public record Line(ILoggingEvent event, String text) {}
+
+  private final Logger logger;
+  private final Encoder<ILoggingEvent> console;
+  private final ConcurrentLinkedQueue<Line> lines = new ConcurrentLinkedQueue<>();
+
+  private Captured(Logger logger, Encoder<ILoggingEvent> console) {
+    this.logger = logger;
+    this.console = console;
+  }
+
+  public static Captured on(Class<?> type) {
+    LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
+    Logger root = context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+    Encoder<ILoggingEvent> console = null;
+    for (var it = root.iteratorForAppenders(); it.hasNext(); ) {
+      if (it.next() instanceof OutputStreamAppender<ILoggingEvent> out) {
+        console = out.getEncoder();
+      }
+    }
+    if (console == null) {
+      throw new IllegalStateException("no console appender: the application did not start");
+    }
+    Captured captured = new Captured(context.getLogger(type), console);
+    captured.setContext(context);
+    captured.start();
+    captured.logger.addAppender(captured);
+    return captured;
+  }
+
+  public List<Line> lines() {
+    return List.copyOf(lines);
+  }
+
+  @Override
+  protected void append(ILoggingEvent event) {
+    // on the logging thread, while its MDC is the request's
+    event.prepareForDeferredProcessing();
+    lines.add(new Line(event, new String(console.encode(event), StandardCharsets.UTF_8)));
+  }
+
+  @Override
+  public void close() {
+    logger.detachAppender(this);
+    stop();
+  }
+}
