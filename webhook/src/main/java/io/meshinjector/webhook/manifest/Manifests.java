@@ -53,6 +53,9 @@ public final class Manifests {
                 YAMLFactory.builder()
                     .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
                     .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
+                    // MINIMIZE_QUOTES leaves 0x1F, 1e3 or .inf plain, which kubectl reads as
+                    // numbers
+                    .stringQuotingChecker(new KubectlQuoting())
                     // "8080" and "true" stay strings when read back
                     .enable(YAMLGenerator.Feature.ALWAYS_QUOTE_NUMBERS_AS_STRINGS)
                     .enable(YAMLGenerator.Feature.INDENT_ARRAYS_WITH_INDICATOR)
