@@ -58,12 +58,12 @@ public final class ServeCommand implements Callable<Integer> {
 
   @Option(
       names = "--tls-dir",
-      required = true,
       paramLabel = "DIR",
+      defaultValue = "${sys:user.home}/.mesh-injector/tls",
       description =
           "Folder with tls.crt and tls.key (PEM, PKCS#8 key), reloaded when they change; when it"
               + " holds neither, a self-signed CA and serving certificate are written there"
-              + " (ca.crt for curl --cacert).")
+              + " (ca.crt for curl --cacert). Default: ${DEFAULT-VALUE}.")
   Path tlsDir;
 
   @Option(

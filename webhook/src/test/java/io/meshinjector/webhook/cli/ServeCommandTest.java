@@ -2,6 +2,7 @@ package io.meshinjector.webhook.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.meshinjector.webhook.MeshInjector;
 import io.meshinjector.webhook.support.Cli;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -9,6 +10,7 @@ import java.nio.file.Path;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 /** {@code serve}'s command line; none of these start a server. */
 class ServeCommandTest {
@@ -72,6 +74,18 @@ class ServeCommandTest {
       Files.delete(config);
     }
     assertNothingWritten();
+  }
+
+  @Test
+  void theTlsDirIsOptionalAndItsDefaultIsInTheHelp() {
+    CommandLine cli = MeshInjector.commandLine();
+    cli.parseArgs("serve");
+    ServeCommand serve = (ServeCommand) cli.getSubcommands().get("serve").getCommand();
+
+    Path expected = Path.of(System.getProperty("user.home"), ".mesh-injector", "tls");
+    assertThat(serve.tlsDir).isEqualTo(expected);
+    assertThat(Cli.run("serve", "--help").out().replaceAll("\\s+", " "))
+        .contains("Default: " + expected + ".");
   }
 
   private void assertNothingWritten() throws IOException {
