@@ -28,7 +28,7 @@ import picocli.CommandLine.Spec;
       "Shows what the webhook would decide for every pod template of the manifests: redirect"
           + " path, iptables mode, proxy placement, await, candidate node classes, node"
           + " constraint and warnings; with -v, the trace of rules.",
-      "The exit status is 3 when any pod would be refused."
+      "The exit status is 3 when any pod would be refused; the reason is also printed on stderr."
     })
 public final class ExplainCommand implements Callable<Integer> {
   enum Format {
@@ -79,6 +79,12 @@ public final class ExplainCommand implements Callable<Integer> {
       out.print(table(decisions, verbose));
     }
     out.flush();
+    // as inject does: a script that checks a manifest sees why on stderr, whatever -o is
+    PrintWriter err = spec.commandLine().getErr();
+    decisions.stream()
+        .filter(Decision::rejected)
+        .forEach(d -> err.println("refused: " + TemplateInjector.describe(d)));
+    err.flush();
     return decisions.stream().anyMatch(Decision::rejected) ? ExitCodes.REFUSED : ExitCodes.OK;
   }
 

@@ -5,6 +5,7 @@ import io.meshinjector.certs.EnsureResult;
 import io.meshinjector.certs.KeyType;
 import io.meshinjector.certs.SubjectNames;
 import io.meshinjector.engine.cluster.InMemoryClusterView;
+import io.meshinjector.engine.config.ConfigException;
 import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.webhook.config.WebhookSettings;
 import io.meshinjector.webhook.server.ServerPorts;
@@ -18,8 +19,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.ConfigurableApplicationContext;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.TypeConversionException;
 
 /** {@code serve}: the HTTPS admission webhook. */
 @Command(
@@ -37,30 +43,37 @@ public final class ServeCommand implements Callable<Integer> {
   @Option(
       names = "--port",
       paramLabel = "PORT",
-      description = "HTTPS port (default: webhook.port of the config, 8443).")
+      converter = PortConverter.class,
+      description = "HTTPS port (default: webhook.port of the config, 8443); 0 picks a free one.")
   Integer port;
 
   @Option(
       names = "--metrics-port",
       paramLabel = "PORT",
-      description = "Plain-HTTP metrics port (default: webhook.metricsPort of the config, 9090).")
+      converter = PortConverter.class,
+      description =
+          "Plain-HTTP metrics port (default: webhook.metricsPort of the config, 9090); 0 picks a"
+              + " free one. It must differ from the HTTPS port.")
   Integer metricsPort;
 
   @Option(
       names = "--tls-dir",
-      required = true,
       paramLabel = "DIR",
+      defaultValue = "${sys:user.home}/.mesh-injector/tls",
       description =
           "Folder with tls.crt and tls.key (PEM, PKCS#8 key), reloaded when they change; when it"
               + " holds neither, a self-signed CA and serving certificate are written there"
-              + " (ca.crt for curl --cacert).")
+              + " (ca.crt for curl --cacert). Default: ${DEFAULT-VALUE}.")
   Path tlsDir;
 
   @Option(
       names = "--log-format",
       paramLabel = "FORMAT",
+      converter = LogFormatConverter.class,
       description = "text, or JSON lines: ecs, logstash, gelf (default: webhook.logFormat).")
-  String logFormat;
+  WebhookSettings.LogFormat logFormat;
+
+  @Spec CommandSpec spec;
 
   /** The running server, for tests that start it through the command line. */
   private ConfigurableApplicationContext context;
@@ -76,7 +89,18 @@ public final class ServeCommand implements Callable<Integer> {
       settings = settings.withMetricsPort(metricsPort);
     }
     if (logFormat != null) {
-      settings = settings.withLogFormat(WebhookSettings.LogFormat.parse(logFormat));
+      settings = settings.withLogFormat(logFormat);
+    }
+    // Spring serves management on the HTTPS connector when the two ports are the same, so the
+    // metrics would silently move; 0 is a free port each, never the same one
+    if (settings.port() == settings.metricsPort() && settings.port() != 0) {
+      String both = "the HTTPS port and the metrics port are both " + settings.port();
+      if (port == null && metricsPort == null) {
+        throw new ConfigException(
+            both + ": set webhook.port and webhook.metricsPort to different ports");
+      }
+      throw new ParameterException(
+          spec.commandLine(), both + ": give --port and --metrics-port different ports");
     }
     List<Path> files = sources.clusterFiles();
     InMemoryClusterView view = sources.view(config);
@@ -130,5 +154,33 @@ public final class ServeCommand implements Callable<Integer> {
 
   public ConfigurableApplicationContext context() {
     return context;
+  }
+
+  /** A TCP port, so that a wrong one is a command-line error (exit 2) naming the option. */
+  static final class PortConverter implements ITypeConverter<Integer> {
+    @Override
+    public Integer convert(String value) {
+      try {
+        int p = Integer.parseInt(value.strip());
+        if (p >= 0 && p <= 65535) {
+          return p;
+        }
+      } catch (NumberFormatException e) {
+        // reported below, with the range
+      }
+      throw new TypeConversionException(
+          "'" + value + "' is not a port: 1 to 65535, or 0 for a free one");
+    }
+  }
+
+  static final class LogFormatConverter implements ITypeConverter<WebhookSettings.LogFormat> {
+    @Override
+    public WebhookSettings.LogFormat convert(String value) {
+      try {
+        return WebhookSettings.LogFormat.parse(value);
+      } catch (ConfigException e) {
+        throw new TypeConversionException(e.getMessage());
+      }
+    }
   }
 }

@@ -88,16 +88,24 @@ class ExplainCommandTest {
   }
 
   @Test
-  void aRefusedPodIsExitStatus3WithTheReason() throws Exception {
+  void aRefusedPodIsExitStatus3WithTheReasonOnStderrAsWell() throws Exception {
     String refused = InjectCommandTest.manifest("refused.yaml").toString();
     Cli.Run run = Cli.run("explain", "-f", refused, "--cluster", CLUSTER, "-o", "json");
 
     assertThat(run.code()).isEqualTo(ExitCodes.REFUSED);
+    assertThat(run.err().lines())
+        .containsExactly(
+            "refused: shop/Pod/bad: annotation mesh-injector.io/redirect has invalid value"
+                + " 'teleport': allowed values are auto, init, cni");
     JsonNode bad = Manifests.json().readTree(run.out()).get(0);
     assertThat(bad.path("rejected").asBoolean()).isTrue();
     assertThat(bad.path("inject").asBoolean()).isFalse();
     assertThat(bad.path("reason").asText()).contains("mesh-injector.io/redirect");
     assertThat(bad.path("redirect").isNull()).isTrue();
     assertThat(bad.path("proxy").isNull()).isTrue();
+
+    Cli.Run text = Cli.run("explain", "-f", refused, "--cluster", CLUSTER);
+    assertThat(text.code()).isEqualTo(ExitCodes.REFUSED);
+    assertThat(text.err()).isEqualTo(run.err());
   }
 }

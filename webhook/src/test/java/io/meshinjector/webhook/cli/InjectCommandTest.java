@@ -110,6 +110,42 @@ class InjectCommandTest {
   }
 
   @Test
+  void aliasesAndMergeKeysAreExpandedBeforeInjecting() throws Exception {
+    Path file = manifest("anchors.yaml");
+    Cli.Run run = Cli.run("inject", "-f", file.toString(), "--cluster", CLUSTER);
+
+    assertThat(run.code()).as(run.err()).isZero();
+    JsonNode out = Manifests.parse(run.out(), "output").get(0);
+    assertThat(decisionOf(out).asText()).isEqualTo("init/nft native-sidecar await");
+    JsonNode template = out.path("spec").path("template");
+    assertThat(template.path("metadata").path("labels").path("app").asText()).isEqualTo("web");
+    assertThat(template.path("metadata").path("annotations").path("app").asText()).isEqualTo("web");
+    JsonNode worker = template.path("spec").path("containers").get(1);
+    assertThat(worker.path("name").asText()).isEqualTo("worker");
+    assertThat(worker.path("image").asText()).isEqualTo("nginx:1.27");
+    assertThat(worker.path("env").get(0).path("value").asText()).isEqualTo("on");
+    // kubectl reads an unquoted on as true, which an env value must not be
+    assertThat(run.out()).doesNotContain("value: on\n").contains("value: \"on\"\n");
+  }
+
+  @Test
+  void aYamlFileInFlowStyleIsInjected() {
+    Cli.Run run =
+        Cli.runWithStdin(
+            "{apiVersion: v1, kind: Pod, metadata: {name: solo, namespace: shop},"
+                + " spec: {nodeSelector: {pool: rhel}, containers: [{name: app, image: busybox}]}}",
+            "inject",
+            "-f",
+            "-",
+            "--cluster",
+            CLUSTER);
+
+    assertThat(run.code()).as(run.err()).isZero();
+    assertThat(decisionOf(Manifests.parse(run.out(), "output").get(0)).asText())
+        .isEqualTo("init/nft native-sidecar await");
+  }
+
+  @Test
   void aNamespaceTheClusterFilesDoNotKnowCountsAsEnabledButThePodsOwnOptOutWins() throws Exception {
     Path file = manifest("unknown-namespace.yaml");
     Cli.Run run =
@@ -132,7 +168,9 @@ class InjectCommandTest {
 
     Cli.Run garbage = Cli.runWithStdin("kind: [unclosed", "inject", "-f", "-");
     assertThat(garbage.code()).isEqualTo(ExitCodes.INPUT);
-    assertThat(garbage.err()).contains("standard input").contains("not valid YAML");
+    assertThat(garbage.err())
+        .contains("standard input: not valid YAML at line 1, column 16: ")
+        .contains("flow sequence that starts at line 1, column 7");
 
     Path badConfig = Files.createTempFile("config", ".yaml");
     Files.writeString(badConfig, "policy:\n  mixedNodes: sometimes\n");
