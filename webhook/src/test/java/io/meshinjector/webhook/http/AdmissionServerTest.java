@@ -17,6 +17,7 @@ import io.meshinjector.webhook.mutation.PodMutator;
 import io.meshinjector.webhook.server.ServerPorts;
 import io.meshinjector.webhook.support.Captured;
 import io.meshinjector.webhook.support.Reviews;
+import io.meshinjector.webhook.support.ServerLog;
 import io.meshinjector.webhook.support.Tls;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
@@ -33,6 +34,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -61,7 +63,10 @@ class AdmissionServerTest {
 
   @TempDir static Path tmp;
 
+  private static final String HTTP2_LOG_LEVEL = "logging.level.org.apache.coyote.http2";
+
   static ConfigurableApplicationContext context;
+  static ServerLog serverLog;
   static HttpClient client;
   static URI mutate;
   static URI base;
@@ -69,6 +74,8 @@ class AdmissionServerTest {
 
   @BeforeAll
   static void serve() throws Exception {
+    // Tomcat logs why it closed an HTTP/2 connection at DEBUG, and little else at that level
+    System.setProperty(HTTP2_LOG_LEVEL, "DEBUG");
     // empty: serve writes a self-signed set there, as in the README
     Path tls = tmp.resolve("tls");
     Path config = tmp.resolve("config.yaml");
@@ -108,6 +115,8 @@ class AdmissionServerTest {
     mutate = base.resolve("/mutate");
     metrics = URI.create("http://localhost:" + ports.management() + "/metrics");
     client = Tls.client(tls.resolve("ca.crt"));
+    // after start-up: Spring's logging set-up would drop an appender attached before it
+    serverLog = ServerLog.attach();
   }
 
   /** The label that makes {@link FailingPipeline} fail. */
@@ -138,18 +147,37 @@ class AdmissionServerTest {
 
   @AfterAll
   static void stop() {
+    System.out.println("GOAWAY-RESENDS AdmissionServerTest: " + RESENDS.get());
+    System.clearProperty(HTTP2_LOG_LEVEL);
+    if (serverLog != null) {
+      serverLog.detach();
+    }
     if (context != null) {
       context.close();
+    }
+    if (serverLog != null) {
+      // a GOAWAY for an error on the server's side would end every request on the connection
+      assertThat(serverLog.connectionErrors()).as("Tomcat's HTTP/2 connection errors").isEmpty();
     }
   }
 
   static HttpResponse<String> post(String contentType, byte[] body) throws Exception {
-    return client.send(
+    return Tls.send(
+        client,
         HttpRequest.newBuilder(mutate)
             .header("Content-Type", contentType)
             .POST(HttpRequest.BodyPublishers.ofByteArray(body))
             .build(),
-        HttpResponse.BodyHandlers.ofString());
+        HttpResponse.BodyHandlers.ofString(),
+        AdmissionServerTest::countResend);
+  }
+
+  /** Requests sent again after a GOAWAY (see {@link Tls#send}); reported, never hidden. */
+  private static final AtomicInteger RESENDS = new AtomicInteger();
+
+  private static void countResend() {
+    System.out.println("GOAWAY-RESEND AdmissionServerTest: sent a request once more");
+    RESENDS.incrementAndGet();
   }
 
   static HttpResponse<String> post(JsonNode review) throws Exception {
@@ -562,9 +590,11 @@ class AdmissionServerTest {
   void healthAndReadinessOnTheHttpsPort() throws Exception {
     for (String path : new String[] {"/healthz", "/readyz"}) {
       HttpResponse<String> r =
-          client.send(
+          Tls.send(
+              client,
               HttpRequest.newBuilder(base.resolve(path)).build(),
-              HttpResponse.BodyHandlers.ofString());
+              HttpResponse.BodyHandlers.ofString(),
+              AdmissionServerTest::countResend);
       assertThat(r.statusCode()).as(path).isEqualTo(200);
       assertThat(r.body()).isEqualTo("ok\n");
     }

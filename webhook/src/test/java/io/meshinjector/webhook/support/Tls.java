@@ -1,7 +1,10 @@
 package io.meshinjector.webhook.support;
 
+import java.io.IOException;
 import java.io.InputStream;
 import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyStore;
@@ -36,5 +39,34 @@ public final class Tls {
       b.sslParameters(params);
     }
     return b.build();
+  }
+
+  /**
+   * Sends the way the API server's Go client does when the server ends an HTTP/2 connection with
+   * GOAWAY: a request caught by it goes once more, on a new connection. JDK 17's HttpClient fails
+   * every open stream on a GOAWAY instead (JDK-8335181), even one the server never took; an
+   * AdmissionReview may be sent twice, since the webhook must answer a repeat the same way.
+   *
+   * @param onResend told before the request goes again
+   */
+  public static <T> HttpResponse<T> send(
+      HttpClient client,
+      HttpRequest request,
+      HttpResponse.BodyHandler<T> handler,
+      Runnable onResend)
+      throws IOException, InterruptedException {
+    try {
+      return client.send(request, handler);
+    } catch (IOException e) {
+      if (!isGoAway(e)) {
+        throw e;
+      }
+      onResend.run();
+      return client.send(request, handler);
+    }
+  }
+
+  public static boolean isGoAway(IOException e) {
+    return String.valueOf(e.getMessage()).endsWith("GOAWAY received");
   }
 }

@@ -395,15 +395,8 @@ class ServingCertificateReloadIT {
         String uid = review.path("request").path("uid").asText();
         requests.incrementAndGet();
         try {
-          try {
-            postOnKeptConnection(client, mutate, review, uid);
-          } catch (IOException e) {
-            if (!String.valueOf(e.getMessage()).endsWith("GOAWAY received")) {
-              throw e;
-            }
-            goAways.add(new GoAway(uid, System.nanoTime()));
-            postOnKeptConnection(client, mutate, review, uid);
-          }
+          postOnKeptConnection(
+              client, mutate, review, uid, () -> goAways.add(new GoAway(uid, System.nanoTime())));
         } catch (Exception | AssertionError e) {
           fail("kept-alive connection: " + e);
         }
@@ -411,9 +404,11 @@ class ServingCertificateReloadIT {
     }
 
     private static void postOnKeptConnection(
-        HttpClient client, URI mutate, ObjectNode review, String uid) throws Exception {
+        HttpClient client, URI mutate, ObjectNode review, String uid, Runnable onResend)
+        throws Exception {
       HttpResponse<String> r =
-          client.send(
+          Tls.send(
+              client,
               HttpRequest.newBuilder(mutate)
                   .timeout(Duration.ofSeconds(10))
                   .header("Content-Type", "application/json")
@@ -421,7 +416,8 @@ class ServingCertificateReloadIT {
                       HttpRequest.BodyPublishers.ofByteArray(
                           Reviews.JSON.writeValueAsBytes(review)))
                   .build(),
-              HttpResponse.BodyHandlers.ofString());
+              HttpResponse.BodyHandlers.ofString(),
+              onResend);
       if (r.statusCode() != 200) {
         throw new AssertionError("status " + r.statusCode());
       }
