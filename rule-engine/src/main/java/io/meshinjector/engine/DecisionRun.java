@@ -108,7 +108,7 @@ final class DecisionRun {
 
     List<PathOption> options = options(asked);
     if (options.isEmpty()) {
-      // redirect: init brings the init paths in, so only a path the preference lacks ends here
+      // only a redirect annotation asking for a path the preference lacks ends here
       String msg =
           "the pod asks for "
               + Annotations.REDIRECT
@@ -170,17 +170,23 @@ final class DecisionRun {
 
   /** The paths the configured preference and the pod's annotations allow, most preferred first. */
   private List<PathOption> options(PodAnnotations asked) {
+    // the pod chooses among the operator's paths and never adds one: the init path needs
+    // NET_ADMIN, and an annotation must not grant a privilege the operator left out
     List<PathOption> options = new ArrayList<>(config.policy().preference());
-    if (asked.redirect() == Redirect.INIT
-        && options.stream().noneMatch(o -> o.redirect() == Redirect.INIT)) {
-      options.add(PathOption.INIT_NFT);
-      options.add(PathOption.INIT_LEGACY);
-    }
-    if (asked.iptablesMode() != null) {
+    boolean preferenceHasInit = options.stream().anyMatch(o -> o.redirect() == Redirect.INIT);
+    if (asked.iptablesMode() != null && !preferenceHasInit) {
+      if (asked.redirect() != Redirect.INIT) {
+        warnings.add(
+            Annotations.IPTABLES_MODE
+                + " is ignored: policy.preference "
+                + options
+                + " offers no init path");
+      }
+    } else if (asked.iptablesMode() != null) {
       PathOption wanted = new PathOption(Redirect.INIT, asked.iptablesMode());
       int first = firstInit(options);
       options.removeIf(o -> o.redirect() == Redirect.INIT);
-      options.add(first < 0 ? options.size() : Math.min(first, options.size()), wanted);
+      options.add(first, wanted);
       trace.add(new TraceStep("annotations", Annotations.IPTABLES_MODE + " asks for " + wanted));
       if (asked.redirect() == Redirect.CNI) {
         warnings.add(Annotations.IPTABLES_MODE + " is ignored: the pod asks for the cni path");

@@ -563,7 +563,25 @@ class RuleEngineTableTest {
             .cluster(SHOP, CENTOS_1)
             .config("policy: {preference: [init/plain]}\ncapabilities: {plainBackend: legacy}")
             .pod(pod("shop"))
-            .injects("init/plain native-sidecar await"));
+            .injects("init/plain native-sidecar await"),
+        Scenario.of("preference without init: the pod cannot ask for NET_ADMIN")
+            .cluster(SHOP, RHEL_1)
+            .cniReady("rhel-1")
+            .config("policy: {preference: [cni]}")
+            .pod(pod("shop", Map.of("mesh-injector.io/redirect", "init")).build())
+            .refuses("invalid-annotation")
+            .reason(
+                "mesh-injector.io/redirect: init",
+                "policy.preference [cni]",
+                "does not offer the init path"),
+        Scenario.of(
+                "preference without init: an iptables-mode annotation is ignored, with a warning")
+            .cluster(SHOP, RHEL_1)
+            .cniReady("rhel-1")
+            .config("policy: {preference: [cni]}")
+            .pod(pod("shop", Map.of("mesh-injector.io/iptables-mode", "legacy")).build())
+            .injects("cni native-sidecar await")
+            .warning("mesh-injector.io/iptables-mode is ignored", "offers no init path"));
   }
 
   static Stream<Scenario> sources() {
