@@ -131,6 +131,14 @@ silently loses to the chart.
 {{- fail (printf "tls.mode must be one of self-managed, cert-manager, secret, got %q" .Values.tls.mode) -}}
 {{- end -}}
 {{- $config := deepCopy (default dict .Values.config) -}}
+{{- /* a proxy without the mesh's trust anchors never gets an identity, so no meshed call works */ -}}
+{{- $anchors := dig "proxy" "trustAnchorsPEM" "" $config -}}
+{{- if not $anchors -}}
+{{- fail "config.proxy.trustAnchorsPEM is required: the mesh's identity trust anchors (PEM), as Linkerd's identityTrustAnchorsPEM, e.g. --set-file config.proxy.trustAnchorsPEM=ca.crt" -}}
+{{- end -}}
+{{- if not (contains "-----BEGIN CERTIFICATE-----" $anchors) -}}
+{{- fail "config.proxy.trustAnchorsPEM holds no PEM certificate (-----BEGIN CERTIFICATE-----)" -}}
+{{- end -}}
 {{- $userTls := dig "webhook" "tls" dict $config -}}
 {{- range $key := list "mode" "secretName" "webhookConfigurationName" "serviceName" "leaseName" -}}
 {{- if hasKey $userTls $key -}}

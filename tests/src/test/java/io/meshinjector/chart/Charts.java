@@ -22,7 +22,18 @@ final class Charts {
   static final String FULLNAME = "mi-mesh-injector";
   static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
+  /** The values file every rendering gets, unless a test leaves it out on purpose. */
+  static final Path TRUST_ANCHORS = resource("chart/trust-anchors.yaml");
+
   private Charts() {}
+
+  private static Path resource(String name) {
+    try {
+      return Path.of(Charts.class.getClassLoader().getResource(name).toURI());
+    } catch (java.net.URISyntaxException e) {
+      throw new IllegalStateException(e);
+    }
+  }
 
   private static Path chart() {
     for (Path p : List.of(Path.of("../helm/mesh-injector"), Path.of("helm/mesh-injector"))) {
@@ -40,6 +51,11 @@ final class Charts {
 
   /** Renders {@code chart}, a copy of the chart when values.yaml itself is under test. */
   static String renderText(Path chart, UnaryOperator<TemplateCommand> options) {
+    return renderWithoutTrustAnchors(chart, t -> options.apply(t.withValuesFile(TRUST_ANCHORS)));
+  }
+
+  /** As a user who left out the one required value: config.proxy.trustAnchorsPEM. */
+  static String renderWithoutTrustAnchors(Path chart, UnaryOperator<TemplateCommand> options) {
     FakeKubeApi.get();
     return options
         .apply(

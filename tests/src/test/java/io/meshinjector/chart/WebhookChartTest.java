@@ -216,6 +216,25 @@ class WebhookChartTest {
   }
 
   @Test
+  void theTrustAnchorsAreRequiredAndReachTheWebhooksConfig() throws IOException {
+    assertThatThrownBy(() -> Charts.renderWithoutTrustAnchors(Charts.CHART, t -> t))
+        .hasMessageContaining("config.proxy.trustAnchorsPEM is required")
+        .hasMessageContaining("--set-file config.proxy.trustAnchorsPEM=");
+    assertThatThrownBy(
+            () -> render(t -> t.set("config.proxy.trustAnchorsPEM", "not a certificate")))
+        .hasMessageContaining("config.proxy.trustAnchorsPEM holds no PEM certificate");
+
+    String anchors =
+        Charts.YAML
+            .readTree(Charts.TRUST_ANCHORS.toFile())
+            .at("/config/proxy/trustAnchorsPEM")
+            .asText();
+    MeshConfig config =
+        ConfigLoader.fromYaml(Charts.YAML.writeValueAsString(configTree(render(t -> t))));
+    assertThat(config.section("proxy").text("trustAnchorsPEM")).isEqualTo(anchors);
+  }
+
+  @Test
   void theLeadersLifetimesCannotBeSetInConfig() {
     assertThatThrownBy(() -> render(t -> t.set("config.webhook.tls.servingValidity", "10d")))
         .hasMessageContaining("config.webhook.tls.servingValidity is set by the chart")
