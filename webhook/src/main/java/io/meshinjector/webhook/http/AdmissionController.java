@@ -39,7 +39,9 @@ public class AdmissionController {
     try (RequestContext ctx = RequestContext.open()) {
       int status;
       byte[] body;
-      try (InputStream in = request.getInputStream()) {
+      InputStream in = null;
+      try {
+        in = request.getInputStream();
         AdmissionReply reply =
             service.handle(request.getContentType(), request.getContentLengthLong(), in);
         body = service.codec().write(reply);
@@ -50,7 +52,21 @@ public class AdmissionController {
         status = 500;
         body = LAST_RESORT;
       }
+      // apart: the answer is already decided, and a body that fails to close must not turn an
+      // admitted pod into a 500 the API server would refuse it for
+      close(in);
       send(response, status, body);
+    }
+  }
+
+  private static void close(InputStream in) {
+    if (in == null) {
+      return;
+    }
+    try {
+      in.close();
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("cannot close the request body: {}", e.toString());
     }
   }
 

@@ -17,11 +17,12 @@ public final class WebhookServer {
    * Every log line of a request carries its UID, namespace and pod (see RequestContext). A stack
    * trace stays on its event's line, its own line breaks shown as " | ", because a trace printed
    * over many lines leaves all but the first without the request, and log collectors split it.
+   * Forty frames keep the line well under the 16 KiB at which container runtimes split lines.
    */
   static final String TEXT_PATTERN =
       "%d{yyyy-MM-dd'T'HH:mm:ss.SSSXXX} %5p [%t] %logger{30}"
           + " uid=%X{uid:--} namespace=%X{namespace:--} pod=%X{pod:--} : %m"
-          + "%replace(%replace(%wEx){'\\s*[\\r\\n]+\\s*', ' | '}){' \\| $', ''}%n";
+          + "%replace(%replace(%wEx{40}){'\\s*[\\r\\n]+\\s*', ' | '}){' \\| $', ''}%n";
 
   private WebhookServer() {}
 
