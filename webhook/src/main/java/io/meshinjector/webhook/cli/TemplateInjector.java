@@ -16,6 +16,7 @@ import io.meshinjector.webhook.manifest.ManifestException;
 import io.meshinjector.webhook.manifest.Manifests;
 import io.meshinjector.webhook.mutation.InjectionPipeline;
 import io.meshinjector.webhook.mutation.Mutators;
+import io.meshinjector.webhook.mutation.PodShape;
 import java.time.Clock;
 import java.util.List;
 
@@ -44,6 +45,12 @@ final class TemplateInjector {
 
   /** The decision for one template and, when it is injected, the patch for it. */
   InjectionPipeline.Result decide(PodTemplateRef t) {
+    // the same shapes the webhook answers with a 400, named the same way
+    PodShape.problem(t.template())
+        .ifPresent(
+            p -> {
+              throw new ManifestException(t.workload() + ": the pod template is not valid: " + p);
+            });
     Pod pod;
     try {
       pod = t.toPod();

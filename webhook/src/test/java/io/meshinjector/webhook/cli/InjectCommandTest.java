@@ -180,6 +180,22 @@ class InjectCommandTest {
     assertThat(config.err()).contains("policy.mixedNodes").contains("sometimes");
     Files.delete(badConfig);
 
+    // what the webhook answers with a 400 gives the same words here, not a NullPointerException
+    for (String command : new String[] {"inject", "explain"}) {
+      Cli.Run unnamed =
+          Cli.runWithStdin(
+              "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: shop}\n"
+                  + "spec:\n  containers:\n  - image: app:1\n",
+              command,
+              "-f",
+              "-");
+      assertThat(unnamed.code()).as(command).isEqualTo(ExitCodes.INPUT);
+      assertThat(unnamed.err())
+          .as(command)
+          .contains("shop/Pod/p: the pod template is not valid: spec.containers[0].name is missing")
+          .doesNotContain("NullPointerException");
+    }
+
     Cli.Run usage = Cli.run("inject");
     assertThat(usage.code()).isEqualTo(ExitCodes.USAGE);
     assertThat(usage.err()).contains("--filename");
