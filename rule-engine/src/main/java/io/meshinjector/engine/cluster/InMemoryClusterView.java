@@ -123,10 +123,25 @@ public final class InMemoryClusterView implements ClusterView {
   private boolean refreshesIndexedReport(NodeCapabilityStatus previous, NodeCapabilityStatus next) {
     return previous != null
         && previous.capabilities().equals(next.capabilities())
+        // a verdict's detail quotes its reason: a new cause must reach refusals and explain
+        && reasons(previous).equals(reasons(next))
         // an older report would expire before the index does
         && !next.observedAt().isBefore(previous.observedAt())
         // a report that had expired when the index was built is not in it
         && indexedAt.isBefore(previous.observedAt().plus(probeTtl));
+  }
+
+  private static Map<String, String> reasons(NodeCapabilityStatus status) {
+    Map<String, String> reasons = new TreeMap<>();
+    status
+        .facts()
+        .forEach(
+            (k, v) -> {
+              if (k.startsWith("reason.")) {
+                reasons.put(k, v);
+              }
+            });
+    return reasons;
   }
 
   public void removeNodeCapability(String nodeName) {

@@ -115,6 +115,27 @@ class InMemoryClusterViewTest {
   }
 
   @Test
+  void sameVerdictWithANewReasonRebuildsTheIndex() {
+    view.upsert(K8s.node("c", K8s.CENTOS7, "v1.31.0"));
+    Map<String, String> noBinary = Map.of("cni", "absent");
+    view.upsert(
+        K8s.probe(
+            "c",
+            NOW.minus(Duration.ofMinutes(30)),
+            noBinary,
+            Map.of("reason.cni", "linkerd-cni is not in /opt/cni/bin")));
+    NodeIndex first = view.nodes(NOW);
+
+    view.upsert(
+        K8s.probe("c", NOW, noBinary, Map.of("reason.cni", "iptables-nft-save is missing")));
+    NodeIndex second = view.nodes(NOW);
+
+    assertThat(second).isNotSameAs(first);
+    assertThat(second.capabilities("c").orElseThrow().get(CapabilityKey.CNI).detail())
+        .contains("iptables-nft-save is missing");
+  }
+
+  @Test
   void probeReportWithAChangedVerdictRebuildsTheIndex() {
     view.upsert(K8s.node("c", K8s.CENTOS7, "v1.31.0"));
     view.upsert(K8s.probe("c", NOW.minus(Duration.ofMinutes(30)), NFT_ONLY, Map.of()));
