@@ -27,7 +27,11 @@ public sealed interface WriteResult {
           + CertificateValidator.namesOf(set.certificate())
           + ", valid until "
           + set.notAfter()
-          + (replaced == null ? "" : "; replaced the set there (" + replaced + ")");
+          + (replaced == null
+              ? ""
+              : "; replaced the set there ("
+                  + replaced
+                  + "), with a new CA: give the new ca.crt to whatever trusted the old one");
     }
   }
 

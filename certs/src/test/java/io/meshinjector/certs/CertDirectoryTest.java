@@ -89,7 +89,7 @@ class CertDirectoryTest {
 
     assertThat(result).isInstanceOf(WriteResult.Written.class);
     assertThat(result.message())
-        .contains("replaced the set there (tls.crt does not cover b.example)");
+        .contains("replaced the set there (tls.crt does not cover b.example), with a new CA");
     assertThat(Files.readString(root.resolve("tls.crt"))).isNotEqualTo(before);
     CertificateSet set = new CertDirectory(root, clock).read();
     assertThat(

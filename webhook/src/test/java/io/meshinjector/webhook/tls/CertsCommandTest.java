@@ -65,7 +65,7 @@ class CertsCommandTest {
 
     assertThat(status).as("stderr: %s", err).isZero();
     assertThat(out.toString())
-        .contains("replaced the set there (tls.crt does not cover b.example)");
+        .contains("replaced the set there (tls.crt does not cover b.example), with a new CA");
     assertThat(Files.readString(dir.resolve("tls.crt"))).isNotEqualTo(firstCrt);
     assertThat(
             new CertificateValidator()
