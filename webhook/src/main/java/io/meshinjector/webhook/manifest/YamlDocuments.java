@@ -83,10 +83,11 @@ final class YamlDocuments {
   }
 
   /**
-   * Aliases can nest (a billion laughs fits in a few lines), and expanding is what makes them big;
-   * a manifest without aliases produces fewer events than it has characters.
+   * Aliases can nest (a billion laughs fits in a few lines), and expanding is what makes them big.
+   * A document may grow by this many nodes through its aliases, whatever its size: a file's length
+   * must not buy a bigger expansion.
    */
-  private static final long MIN_EXPANSION_BUDGET = 1_000_000;
+  private static final long ALIAS_EXPANSION_LIMIT = 1_000_000;
 
   /** The same YAML 1.1 resolver Jackson's parser and SnakeYAML's composer use. */
   private static final Resolver RESOLVER = new Resolver();
@@ -101,13 +102,14 @@ final class YamlDocuments {
 
   /** The documents of {@code text}, in order, including empty ones (as null trees). */
   List<Document> read(String text) {
-    long budget = Math.max(MIN_EXPANSION_BUDGET, 4L * text.length());
     List<Document> docs = new ArrayList<>();
     try {
       for (Node root : new Yaml(loaderOptions).composeAll(new StringReader(text))) {
         List<Event> events = new ArrayList<>();
+        long budget =
+            ownEvents(root, Collections.newSetFromMap(new IdentityHashMap<>()))
+                + ALIAS_EXPANSION_LIMIT;
         new Expander(events, budget).emit(root);
-        budget -= events.size();
         docs.add(new Document(toTree(events), root.getStartMark().getLine() + 1));
       }
     } catch (MarkedYAMLException e) {
@@ -159,6 +161,25 @@ final class YamlDocuments {
   }
 
   /** Walks one composed document, aliases expanded and merge keys applied, as parser events. */
+  /** The events of {@code node} with every alias left unexpanded: what the text itself holds. */
+  private static long ownEvents(Node node, Set<Node> seen) {
+    if (!seen.add(node)) {
+      return 0;
+    }
+    return switch (node.getNodeId()) {
+      case sequence ->
+          2 + ((SequenceNode) node).getValue().stream().mapToLong(n -> ownEvents(n, seen)).sum();
+      case mapping ->
+          2
+              + ((MappingNode) node)
+                  .getValue().stream()
+                      .mapToLong(
+                          t -> ownEvents(t.getKeyNode(), seen) + ownEvents(t.getValueNode(), seen))
+                      .sum();
+      default -> 1;
+    };
+  }
+
   private static final class Expander {
     private final List<Event> events;
     private final long budget;

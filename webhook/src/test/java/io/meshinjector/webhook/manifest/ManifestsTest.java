@@ -184,6 +184,24 @@ class ManifestsTest {
   }
 
   @Test
+  void aLongFileBuysNoBiggerAliasExpansion() {
+    // 8^7 (about 2.1 million) nodes from aliases, in a file made 1.2 MB long by a comment
+    StringBuilder yaml = new StringBuilder("# " + "x".repeat(1_200_000) + "\n");
+    yaml.append("a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol]\n");
+    for (int i = 1; i < 7; i++) {
+      yaml.append("a").append(i).append(": &a").append(i).append(" [");
+      for (int j = 0; j < 8; j++) {
+        yaml.append(j == 0 ? "" : ", ").append("*a").append(i - 1);
+      }
+      yaml.append("]\n");
+    }
+
+    assertThatThrownBy(() -> Manifests.parse(yaml.toString(), "long.yaml"))
+        .isInstanceOf(ManifestException.class)
+        .hasMessageContaining("expand to more than");
+  }
+
+  @Test
   void aFileInFlowStyleIsYamlNotBrokenJson() {
     List<JsonNode> docs =
         Manifests.parse(
