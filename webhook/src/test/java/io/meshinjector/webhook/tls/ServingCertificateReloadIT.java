@@ -33,8 +33,11 @@ import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -188,6 +191,11 @@ class ServingCertificateReloadIT {
     report(swap, figures);
     assertThat(figures.failures()).as(figures.failureSamples().toString()).isZero();
     assertThat(figures.serverConnectionErrors()).as("Tomcat's HTTP/2 connection errors").isEmpty();
+    // the reload must leave open connections alone: only a GOAWAY the client resent after may
+    // have moved it to a new one (a reload that closed idle connections would show up here)
+    assertThat(figures.keptConnections())
+        .as("connections the kept-alive client used")
+        .isBetween(1, 1 + figures.goAwayResends().size());
     assertThat(figures.secondsToNewCert())
         .hasSize(SWAPS)
         .allSatisfy(s -> assertThat(s).isLessThanOrEqualTo(SERVED_WITHIN.toSeconds()));
@@ -203,6 +211,7 @@ class ServingCertificateReloadIT {
       List<String> failureSamples,
       List<String> goAwayResends,
       List<String> serverConnectionErrors,
+      int keptConnections,
       List<Double> secondsToNewCert) {}
 
   private Figures runWithSwap(Path dir, CertificateAuthority ca, KeyedCertificate first, Swap swap)
@@ -236,6 +245,7 @@ class ServingCertificateReloadIT {
         List.copyOf(load.failureSamples),
         load.goAwayResends(firstSwapAt, serverLog),
         serverLog.connectionErrors(),
+        load.keptSessions.size(),
         List.copyOf(seconds));
   }
 
@@ -295,11 +305,12 @@ class ServingCertificateReloadIT {
     // the figures the certificates doc quotes; failsafe keeps them in the report's output
     System.out.printf(
         Locale.ROOT,
-        "TLS-RELOAD swap=\"%s\" requests=%d failed=%d goaway-resends=%d seconds-to-new-cert=%s"
-            + "%s%n",
+        "TLS-RELOAD swap=\"%s\" requests=%d failed=%d kept-connections=%d goaway-resends=%d"
+            + " seconds-to-new-cert=%s%s%n",
         swap,
         f.requests(),
         f.failures(),
+        f.keptConnections(),
         f.goAwayResends().size(),
         f.secondsToNewCert().stream()
             .map(x -> String.format(Locale.ROOT, "%.2f", x))
@@ -324,6 +335,9 @@ class ServingCertificateReloadIT {
     private final ConcurrentLinkedQueue<Seen> seen = new ConcurrentLinkedQueue<>();
 
     private final ConcurrentLinkedQueue<GoAway> goAways = new ConcurrentLinkedQueue<>();
+
+    /** The TLS sessions the kept-alive client's answers came on: one per connection it used. */
+    final Set<String> keptSessions = ConcurrentHashMap.newKeySet();
 
     record Seen(BigInteger serial, long at) {}
 
@@ -395,15 +409,23 @@ class ServingCertificateReloadIT {
         String uid = review.path("request").path("uid").asText();
         requests.incrementAndGet();
         try {
-          postOnKeptConnection(
-              client, mutate, review, uid, () -> goAways.add(new GoAway(uid, System.nanoTime())));
+          HttpResponse<String> r =
+              postOnKeptConnection(
+                  client,
+                  mutate,
+                  review,
+                  uid,
+                  () -> goAways.add(new GoAway(uid, System.nanoTime())));
+          // one TLS session per connection: a new one means the connection was replaced
+          r.sslSession()
+              .ifPresent(session -> keptSessions.add(HexFormat.of().formatHex(session.getId())));
         } catch (Exception | AssertionError e) {
           fail("kept-alive connection: " + e);
         }
       }
     }
 
-    private static void postOnKeptConnection(
+    private static HttpResponse<String> postOnKeptConnection(
         HttpClient client, URI mutate, ObjectNode review, String uid, Runnable onResend)
         throws Exception {
       HttpResponse<String> r =
@@ -422,6 +444,7 @@ class ServingCertificateReloadIT {
         throw new AssertionError("status " + r.statusCode());
       }
       check(r.body(), uid);
+      return r;
     }
 
     /**
