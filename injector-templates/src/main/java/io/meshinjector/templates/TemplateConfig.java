@@ -185,14 +185,29 @@ public record TemplateConfig(
               + proxy
               + "'; set both to one name, or re-injected pods are taken for another mesh's");
     }
+    List<String> othersParts = config.engine().injection().otherMeshContainers();
     for (Template t : List.of(templates.proxyInit(), templates.validator())) {
-      if (proxy.equals(staticName(t, values))) {
+      String name = staticName(t, values);
+      if (proxy.equals(name)) {
         throw new ConfigException(
             "config key '"
                 + key(t)
                 + "': the container is named '"
                 + proxy
                 + "' like the proxy; a pod may not have two containers of one name");
+      }
+      // without the proxy beside it, such a container is another injector's leftover: the gate
+      // must skip that pod, or the renderer, which never adds a name twice, leaves it uninjected
+      // while the decision says injected
+      if (name != null && !othersParts.contains(name)) {
+        throw new ConfigException(
+            "config key '"
+                + key(t)
+                + (t.name().endsWith(BUILT_IN) ? "'" + BUILT_IN : "'")
+                + " names its container '"
+                + name
+                + "', which 'injection.otherMeshContainers' must list, so that a pod already"
+                + " carrying one without the proxy is skipped");
       }
     }
     return proxy;

@@ -259,7 +259,9 @@ class PodInjectorTest {
     TemplateConfig config =
         TemplateConfig.from(
             ConfigLoader.fromYaml(
-                "templates:\n"
+                "injection:\n"
+                    + "  otherMeshContainers: [linkerd-init, my-validator]\n"
+                    + "templates:\n"
                     + "  validator:\n"
                     + "    name: my-validator\n"
                     + "    image: ${values.validatorImage}\n"

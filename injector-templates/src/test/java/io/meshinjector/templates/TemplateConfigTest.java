@@ -38,6 +38,21 @@ class TemplateConfigTest {
   }
 
   @Test
+  void aRenamedRedirectContainerMustBeOneTheGateSkipsPodsFor() {
+    String renamed = "templates:\n  proxyInit: {name: mesh-init, image: i}\n";
+    assertThatThrownBy(() -> load(renamed))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("'templates.proxyInit' names its container 'mesh-init'")
+        .hasMessageContaining("'injection.otherMeshContainers' must list");
+
+    TemplateConfig listed =
+        load(
+            renamed
+                + "injection:\n  otherMeshContainers: [mesh-init, linkerd-network-validator]\n");
+    assertThat(listed.proxyContainerName()).isEqualTo("linkerd-proxy");
+  }
+
+  @Test
   void matchingNamesLoadAndTheInjectorUsesThem() {
     TemplateConfig config =
         load(
