@@ -112,8 +112,21 @@ public final class JsonPatches {
     }
     PatchResult r = diff(ta, tb);
     // Stand-ins are only valid where both sides hold them; an op that carries one would write
-    // it into the pod, so the full diff decides then.
-    return r.json().contains("\\u0000") ? null : r;
+    // it into the pod, so the full diff decides then. Walked, not serialised: the patch holds
+    // the whole rendered proxy.
+    return holdsStandIn(r.patch()) ? null : r;
+  }
+
+  private static boolean holdsStandIn(JsonNode node) {
+    if (node.isTextual()) {
+      return node.textValue().startsWith(STAND_IN);
+    }
+    for (JsonNode child : node) {
+      if (holdsStandIn(child)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static <T> void pair(List<T> as, List<T> bs, Map<Object, String> same, String kind) {
