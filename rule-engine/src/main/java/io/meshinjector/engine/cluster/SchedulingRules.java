@@ -51,8 +51,7 @@ final class SchedulingRules {
         spec.getTolerations() == null ? List.of() : spec.getTolerations();
     if (bound) {
       // No scheduler sees a pod that names its node: the kubelet admits it despite NoSchedule
-      // taints
-      // and a cordon, and only a NoExecute taint it does not tolerate turns it away.
+      // taints and a cordon, and only a NoExecute taint it does not tolerate turns it away.
       int i = result.nextSetBit(0);
       if (i >= 0 && !toleratesAll(tolerations, noExecute(index.factsAt(i).taints()))) {
         result.clear(i);
