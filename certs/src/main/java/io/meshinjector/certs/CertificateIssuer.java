@@ -4,6 +4,7 @@ import java.math.BigInteger;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.PrivateKey;
+import java.security.PublicKey;
 import java.security.SecureRandom;
 import java.security.cert.X509Certificate;
 import java.time.Clock;
@@ -17,6 +18,7 @@ import java.util.Objects;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x500.X500NameBuilder;
 import org.bouncycastle.asn1.x500.style.BCStyle;
+import org.bouncycastle.asn1.x509.AuthorityKeyIdentifier;
 import org.bouncycastle.asn1.x509.BasicConstraints;
 import org.bouncycastle.asn1.x509.ExtendedKeyUsage;
 import org.bouncycastle.asn1.x509.Extension;
@@ -89,15 +91,10 @@ public final class CertificateIssuer {
                   pair.getPublic())
               .addExtension(Extension.basicConstraints, true, new BasicConstraints(0))
               .addExtension(
-                  Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign))
-              .addExtension(
-                  Extension.subjectKeyIdentifier,
-                  false,
-                  ext.createSubjectKeyIdentifier(pair.getPublic()))
-              .addExtension(
-                  Extension.authorityKeyIdentifier,
-                  false,
-                  ext.createAuthorityKeyIdentifier(pair.getPublic()));
+                  Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign));
+      // self-signed: it is its own authority
+      keyIdentifiers(
+          builder, ext, pair.getPublic(), ext.createAuthorityKeyIdentifier(pair.getPublic()));
       return new CertificateAuthority(sign(builder, pair.getPrivate()), pair.getPrivate());
     } catch (GeneralSecurityException | CertIOException e) {
       throw new CertsException("cannot build CA certificate: " + e.getMessage(), e);
@@ -144,15 +141,9 @@ public final class CertificateIssuer {
                   Extension.extendedKeyUsage,
                   false,
                   new ExtendedKeyUsage(KeyPurposeId.id_kp_serverAuth))
-              .addExtension(Extension.subjectAlternativeName, false, generalNames(names))
-              .addExtension(
-                  Extension.subjectKeyIdentifier,
-                  false,
-                  ext.createSubjectKeyIdentifier(pair.getPublic()))
-              .addExtension(
-                  Extension.authorityKeyIdentifier,
-                  false,
-                  ext.createAuthorityKeyIdentifier(ca.certificate()));
+              .addExtension(Extension.subjectAlternativeName, false, generalNames(names));
+      keyIdentifiers(
+          builder, ext, pair.getPublic(), ext.createAuthorityKeyIdentifier(ca.certificate()));
       return new KeyedCertificate(sign(builder, ca.privateKey()), pair.getPrivate());
     } catch (GeneralSecurityException | java.io.IOException e) {
       throw new CertsException("cannot build serving certificate: " + e.getMessage(), e);
@@ -185,6 +176,19 @@ public final class CertificateIssuer {
       out.add(new GeneralName(GeneralName.iPAddress, ip));
     }
     return new GeneralNames(out.toArray(GeneralName[]::new));
+  }
+
+  /** Lets a validator find the issuing key in a bundle that holds an old and a new CA. */
+  private static void keyIdentifiers(
+      X509v3CertificateBuilder builder,
+      JcaX509ExtensionUtils ext,
+      PublicKey subject,
+      AuthorityKeyIdentifier authority)
+      throws CertIOException {
+    builder
+        .addExtension(
+            Extension.subjectKeyIdentifier, false, ext.createSubjectKeyIdentifier(subject))
+        .addExtension(Extension.authorityKeyIdentifier, false, authority);
   }
 
   private static X509Certificate sign(X509v3CertificateBuilder builder, PrivateKey key)

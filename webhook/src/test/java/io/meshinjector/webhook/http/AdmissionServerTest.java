@@ -63,8 +63,6 @@ class AdmissionServerTest {
 
   @TempDir static Path tmp;
 
-  private static final String HTTP2_LOG_LEVEL = "logging.level.org.apache.coyote.http2";
-
   static ConfigurableApplicationContext context;
   static ServerLog serverLog;
   static HttpClient client;
@@ -74,8 +72,7 @@ class AdmissionServerTest {
 
   @BeforeAll
   static void serve() throws Exception {
-    // Tomcat logs why it closed an HTTP/2 connection at DEBUG, and little else at that level
-    System.setProperty(HTTP2_LOG_LEVEL, "DEBUG");
+    ServerLog.logHttp2ConnectionErrors();
     // empty: serve writes a self-signed set there, as in the README
     Path tls = tmp.resolve("tls");
     Path config = tmp.resolve("config.yaml");
@@ -148,7 +145,7 @@ class AdmissionServerTest {
   @AfterAll
   static void stop() {
     System.out.println("GOAWAY-RESENDS AdmissionServerTest: " + RESENDS.get());
-    System.clearProperty(HTTP2_LOG_LEVEL);
+    ServerLog.stopLoggingHttp2ConnectionErrors();
     if (serverLog != null) {
       serverLog.detach();
     }

@@ -31,7 +31,22 @@ public final class ServerLog extends AppenderBase<ILoggingEvent> {
   private final Map<String, Integer> answered = new ConcurrentHashMap<>();
   private final ConcurrentLinkedQueue<String> connectionErrors = new ConcurrentLinkedQueue<>();
 
+  /** Spring reads it at start-up: set it before {@code serve}, clear it after. */
+  private static final String HTTP2_LOG_LEVEL = "logging.level." + HTTP2;
+
   private ServerLog() {}
+
+  /**
+   * Makes the next server started in this JVM log at DEBUG why Tomcat closes an HTTP/2 connection;
+   * Tomcat logs little else at that level.
+   */
+  public static void logHttp2ConnectionErrors() {
+    System.setProperty(HTTP2_LOG_LEVEL, "DEBUG");
+  }
+
+  public static void stopLoggingHttp2ConnectionErrors() {
+    System.clearProperty(HTTP2_LOG_LEVEL);
+  }
 
   public static ServerLog attach() {
     ServerLog log = new ServerLog();

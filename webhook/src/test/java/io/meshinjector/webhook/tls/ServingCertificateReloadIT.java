@@ -84,21 +84,18 @@ class ServingCertificateReloadIT {
   @TempDir Path tmp;
 
   private final CertificateIssuer issuer = new CertificateIssuer(Clock.systemUTC());
-  private static final String HTTP2_LOG_LEVEL = "logging.level.org.apache.coyote.http2";
-
   private ConfigurableApplicationContext context;
   private ServerLog serverLog;
   private Load load;
 
   @BeforeAll
   static void logHttp2ConnectionErrors() {
-    // Tomcat logs why it closed an HTTP/2 connection at DEBUG, and little else at that level
-    System.setProperty(HTTP2_LOG_LEVEL, "DEBUG");
+    ServerLog.logHttp2ConnectionErrors();
   }
 
   @AfterAll
   static void restoreLogLevels() {
-    System.clearProperty(HTTP2_LOG_LEVEL);
+    ServerLog.stopLoggingHttp2ConnectionErrors();
   }
 
   @AfterEach
