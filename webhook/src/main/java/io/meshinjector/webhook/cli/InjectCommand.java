@@ -23,7 +23,7 @@ import picocli.CommandLine.Spec;
           + " ReplicationControllers, Jobs, CronJobs and Lists, and prints every document as YAML"
           + " in input order (others unchanged).",
       "A namespace the --cluster files do not describe counts as enabled; a pod's own"
-          + " mesh-injector.io/inject: disabled still wins.",
+          + " inject: disabled (or mesh-injector.io/inject: disabled) still wins.",
       "A refused pod is printed unchanged, with the reason on stderr, and the exit status is 3."
     })
 public final class InjectCommand implements Callable<Integer> {
