@@ -215,7 +215,9 @@ class InjectCommandTest {
                   + "spec:\n  containers:\n  - image: app:1\n",
               command,
               "-f",
-              "-");
+              "-",
+              "--cluster",
+              CLUSTER);
       assertThat(unnamed.code()).as(command).isEqualTo(ExitCodes.INPUT);
       assertThat(unnamed.err())
           .as(command)
