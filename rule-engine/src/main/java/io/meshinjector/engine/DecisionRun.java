@@ -94,7 +94,8 @@ final class DecisionRun {
   private Outcome decide() {
     String nsName = pod.getMetadata().getNamespace();
     Namespace ns = nsName == null ? null : cluster.namespace(nsName).orElse(null);
-    Optional<Outcome> gated = new InjectGate(config.injection()).check(pod, ns, trace::add);
+    Optional<Outcome> gated =
+        new InjectGate(config.injection()).check(pod, ns, trace::add, warnings::add);
     if (gated.isPresent()) {
       return gated.get();
     }

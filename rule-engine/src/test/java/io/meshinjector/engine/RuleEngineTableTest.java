@@ -42,7 +42,7 @@ class RuleEngineTableTest {
   private static final Namespace BASELINE =
       namespace(
           "base",
-          Map.of("mesh-injector.io/inject", "enabled"),
+          Map.of("inject", "enabled"),
           Map.of("pod-security.kubernetes.io/enforce", "baseline"));
 
   private static final Node RHEL_1 = node("rhel-1", RHEL8, "v1.31.0");
@@ -67,6 +67,12 @@ class RuleEngineTableTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("gate")
   void gatesAndAnnotations(Scenario s) {
+    s.verify();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("injectSpellings")
+  void readsBothSpellingsOfTheInjectAnnotation(Scenario s) {
     s.verify();
   }
 
@@ -582,6 +588,99 @@ class RuleEngineTableTest {
             .pod(pod("shop", Map.of("mesh-injector.io/iptables-mode", "legacy")).build())
             .injects("cni native-sidecar await")
             .warning("mesh-injector.io/iptables-mode is ignored", "offers no init path"));
+  }
+
+  /**
+   * The opt-in annotation under its two spellings: {@code inject} (documented) and {@code
+   * mesh-injector.io/inject} (alias). The pod's wins over the namespace's; on one object, two that
+   * disagree give {@code disabled} and a warning naming both keys.
+   */
+  static Stream<Scenario> injectSpellings() {
+    Map<String, String> conflict =
+        Map.of("inject", "enabled", "mesh-injector.io/inject", "disabled");
+    Map<String, String> reverse =
+        Map.of("inject", "disabled", "mesh-injector.io/inject", "enabled");
+    return Stream.of(
+        Scenario.of("namespace inject: enabled (the documented key): injected")
+            .cluster(namespace("bare", Map.of("inject", "enabled"), Map.of()), RHEL_1)
+            .pod(pod("bare"))
+            .injects("init/nft native-sidecar await")
+            .trace("injection enabled by the namespace bare (inject: enabled)")
+            .noWarnings(),
+        Scenario.of("namespace mesh-injector.io/inject: enabled (the alias): injected")
+            .cluster(
+                namespace("alias", Map.of("mesh-injector.io/inject", "enabled"), Map.of()), RHEL_1)
+            .pod(pod("alias"))
+            .injects("init/nft native-sidecar await")
+            .trace("injection enabled by the namespace alias (mesh-injector.io/inject: enabled)")
+            .noWarnings(),
+        Scenario.of("namespace inject: disabled: skipped")
+            .cluster(namespace("off", Map.of("inject", "disabled"), Map.of()), RHEL_1)
+            .pod(pod("off"))
+            .skips("injection-disabled")
+            .reason("injection disabled by the namespace off")
+            .noWarnings(),
+        Scenario.of("namespace with both spellings enabled: injected, no warning")
+            .cluster(
+                namespace(
+                    "both",
+                    Map.of("inject", "enabled", "mesh-injector.io/inject", "enabled"),
+                    Map.of()),
+                RHEL_1)
+            .pod(pod("both"))
+            .injects("init/nft native-sidecar await")
+            .noWarnings(),
+        Scenario.of("namespace inject: enabled, mesh-injector.io/inject: disabled: disabled wins")
+            .cluster(namespace("mixed", conflict, Map.of()), RHEL_1)
+            .pod(pod("mixed"))
+            .skips("injection-disabled")
+            .warning(
+                "namespace mixed carries both inject: enabled and mesh-injector.io/inject:"
+                    + " disabled",
+                "disabled wins")
+            .trace("injection disabled by the namespace mixed"),
+        Scenario.of("namespace inject: disabled, mesh-injector.io/inject: enabled: disabled wins")
+            .cluster(namespace("mixed", reverse, Map.of()), RHEL_1)
+            .pod(pod("mixed"))
+            .skips("injection-disabled")
+            .warning(
+                "carries both inject: disabled and mesh-injector.io/inject: enabled",
+                "disabled wins"),
+        Scenario.of("pod with both spellings disagreeing in an enabled namespace: disabled wins")
+            .cluster(SHOP, RHEL_1)
+            .pod(pod("shop", conflict).build())
+            .skips("injection-disabled")
+            .reason("injection disabled by the pod")
+            .warning("the pod carries both inject: enabled and mesh-injector.io/inject: disabled"),
+        Scenario.of("pod inject: enabled wins over a namespace whose spellings disagree")
+            .cluster(namespace("mixed", conflict, Map.of()), RHEL_1)
+            .pod(pod("mixed", Map.of("inject", "enabled")).build())
+            .injects("init/nft native-sidecar await")
+            .trace("injection enabled by the pod (inject: enabled)")
+            .noWarnings(),
+        Scenario.of("pod inject: disabled wins over the namespace's mesh-injector.io/inject")
+            .cluster(
+                namespace("alias", Map.of("mesh-injector.io/inject", "enabled"), Map.of()), RHEL_1)
+            .pod(pod("alias", Map.of("inject", "disabled")).build())
+            .skips("injection-disabled")
+            .reason("injection disabled by the pod"),
+        Scenario.of("pod mesh-injector.io/inject: enabled wins over the namespace's inject")
+            .cluster(namespace("off", Map.of("inject", "disabled"), Map.of()), RHEL_1)
+            .pod(pod("off", Map.of("mesh-injector.io/inject", "enabled")).build())
+            .injects("init/nft native-sidecar await"),
+        Scenario.of("invalid inject value on the namespace: refused naming the bare key")
+            .cluster(namespace("typo", Map.of("inject", "yes"), Map.of()), RHEL_1)
+            .pod(pod("typo"))
+            .refuses("invalid-annotation")
+            .reason("annotation inject on namespace typo", "'yes'", "enabled, disabled"),
+        Scenario.of("both spellings, one invalid: refused naming the invalid one")
+            .cluster(
+                namespace(
+                    "typo", Map.of("inject", "enabled", "mesh-injector.io/inject", "on"), Map.of()),
+                RHEL_1)
+            .pod(pod("typo"))
+            .refuses("invalid-annotation")
+            .reason("annotation mesh-injector.io/inject on namespace typo", "'on'"));
   }
 
   static Stream<Scenario> sources() {

@@ -4,8 +4,17 @@ package io.meshinjector.engine.decision;
 public final class Annotations {
   public static final String PREFIX = "mesh-injector.io/";
 
-  /** On a namespace or a pod: {@code enabled} / {@code disabled}; the pod's wins. */
-  public static final String INJECT = PREFIX + "inject";
+  /**
+   * On a namespace or a pod: {@code enabled} / {@code disabled}; the pod's wins. The documented
+   * key, the one users were promised ({@code kubectl annotate ns shop inject=enabled}).
+   */
+  public static final String INJECT = "inject";
+
+  /**
+   * The same setting under this project's prefix, read as an equivalent of {@link #INJECT}. When
+   * both sit on one object and disagree, {@code disabled} wins, with a warning.
+   */
+  public static final String INJECT_PREFIXED = PREFIX + "inject";
 
   public static final String REDIRECT = PREFIX + "redirect";
   public static final String IPTABLES_MODE = PREFIX + "iptables-mode";

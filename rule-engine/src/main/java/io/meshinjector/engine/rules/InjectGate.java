@@ -16,8 +16,8 @@ import java.util.stream.Stream;
 
 /**
  * Whether a pod is injected at all, before any node is looked at: excluded namespaces, the inject
- * annotation (the pod's wins over the namespace's), hostNetwork, our proxy already there (which
- * makes injection idempotent), another mesh's parts.
+ * annotation under either spelling (the pod's wins over the namespace's), hostNetwork, our proxy
+ * already there (which makes injection idempotent), another mesh's parts.
  */
 public final class InjectGate {
   private final InjectionConfig config;
@@ -26,20 +26,26 @@ public final class InjectGate {
     this.config = config;
   }
 
-  /** An outcome that ends the decision here, or empty when the pod goes on to the rules. */
-  public Optional<Outcome> check(Pod pod, Namespace namespace, Consumer<TraceStep> trace) {
+  /**
+   * An outcome that ends the decision here, or empty when the pod goes on to the rules.
+   *
+   * @param warnings receives what the caller must see even when the pod is admitted: two spellings
+   *     of the inject annotation that disagree on one object
+   */
+  public Optional<Outcome> check(
+      Pod pod, Namespace namespace, Consumer<TraceStep> trace, Consumer<String> warnings) {
     String ns = pod.getMetadata().getNamespace();
     if (config.excludedNamespaces().contains(ns)) {
       trace.accept(new TraceStep("gate", "namespace " + ns + " is excluded by config"));
       return Optional.of(
           new Outcome.Skip(SkipReason.EXCLUDED_NAMESPACE, "namespace " + ns + " is excluded"));
     }
-    Boolean podInject;
-    Boolean nsInject = null;
+    Optional<InjectAnnotation> podInject;
+    Optional<InjectAnnotation> nsInject = Optional.empty();
     try {
       podInject = PodAnnotations.inject(pod.getMetadata().getAnnotations(), null);
       // The pod's value wins, so a typo on the namespace must not refuse a pod that decided.
-      if (podInject == null && namespace != null) {
+      if (podInject.isEmpty() && namespace != null) {
         nsInject =
             PodAnnotations.inject(namespace.getMetadata().getAnnotations(), "namespace " + ns);
       }
@@ -47,19 +53,27 @@ public final class InjectGate {
       trace.accept(new TraceStep("gate", e.getMessage()));
       return Optional.of(new Outcome.Refuse(RefusalReason.INVALID_ANNOTATION, e.getMessage()));
     }
-    Boolean effective = podInject != null ? podInject : nsInject;
-    String from = podInject != null ? "pod" : nsInject != null ? "namespace " + ns : "nobody";
-    if (effective == null) {
+    String from = podInject.isPresent() ? "pod" : "namespace " + ns;
+    Optional<InjectAnnotation> effective = podInject.isPresent() ? podInject : nsInject;
+    if (effective.isEmpty()) {
       trace.accept(new TraceStep("gate", "injection not enabled on the pod or namespace " + ns));
       return Optional.of(
           new Outcome.Skip(SkipReason.NOT_ENABLED, "injection is not enabled for namespace " + ns));
     }
-    if (!effective) {
-      trace.accept(new TraceStep("gate", "injection disabled by the " + from));
+    InjectAnnotation inject = effective.get();
+    if (inject.conflict() != null) {
+      trace.accept(new TraceStep("gate", inject.conflict()));
+      warnings.accept(inject.conflict());
+    }
+    if (!inject.enabled()) {
+      trace.accept(
+          new TraceStep(
+              "gate", "injection disabled by the " + from + " (" + inject.describe() + ")"));
       return Optional.of(
           new Outcome.Skip(SkipReason.INJECTION_DISABLED, "injection disabled by the " + from));
     }
-    trace.accept(new TraceStep("gate", "injection enabled by the " + from));
+    trace.accept(
+        new TraceStep("gate", "injection enabled by the " + from + " (" + inject.describe() + ")"));
     PodSpec spec = pod.getSpec();
     if (spec != null && Boolean.TRUE.equals(spec.getHostNetwork())) {
       trace.accept(new TraceStep("gate", "hostNetwork pod: its traffic is the node's"));

@@ -5,6 +5,7 @@ import io.meshinjector.engine.decision.IptablesMode;
 import io.meshinjector.engine.decision.Redirect;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The pod's {@code mesh-injector.io/*} choices, validated. Annotations only narrow the engine's
@@ -50,16 +51,24 @@ public record PodAnnotations(
   }
 
   /**
-   * Reads the inject annotation ({@code enabled}/{@code disabled}) from a pod or namespace.
+   * Reads the inject setting ({@code enabled}/{@code disabled}) of a pod or namespace, under either
+   * spelling, {@code inject} or {@code mesh-injector.io/inject}. Each value present must be valid.
    *
-   * @return null when absent
+   * @param owner {@code namespace NAME} for a namespace, null for the pod
+   * @return empty when neither spelling is present
+   * @throws InvalidAnnotation for an invalid value, naming its key (and the owner)
    */
-  public static Boolean inject(Map<String, String> annotations, String owner) {
-    if (annotations == null || !annotations.containsKey(Annotations.INJECT)) {
-      return null;
+  public static Optional<InjectAnnotation> inject(Map<String, String> annotations, String owner) {
+    if (annotations == null) {
+      return Optional.empty();
     }
-    String v = pick(annotations, Annotations.INJECT, null, List.of("enabled", "disabled"), owner);
-    return "enabled".equals(v);
+    List<String> allowed = List.of("enabled", "disabled");
+    String bare = pick(annotations, Annotations.INJECT, null, allowed, owner);
+    String prefixed = pick(annotations, Annotations.INJECT_PREFIXED, null, allowed, owner);
+    if (bare == null && prefixed == null) {
+      return Optional.empty();
+    }
+    return Optional.of(InjectAnnotation.of(owner, bare, prefixed));
   }
 
   private static String pick(

@@ -79,9 +79,9 @@ public final class K8s {
         .build();
   }
 
-  /** A namespace with injection enabled. */
+  /** A namespace with injection enabled, as documented: {@code inject: enabled}. */
   public static Namespace enabled(String name) {
-    return namespace(name, Map.of("mesh-injector.io/inject", "enabled"), Map.of());
+    return namespace(name, Map.of("inject", "enabled"), Map.of());
   }
 
   /** A NodeCapability as the probe writes it. */

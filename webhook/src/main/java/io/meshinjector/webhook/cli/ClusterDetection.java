@@ -2,22 +2,52 @@ package io.meshinjector.webhook.cli;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.Optional;
 
 /** Finds a cluster the usual way: in-cluster service account, then KUBECONFIG, ~/.kube/config. */
 final class ClusterDetection {
+  static final Path SERVICE_ACCOUNT_TOKEN =
+      Path.of("/var/run/secrets/kubernetes.io/serviceaccount/token");
+
+  /** What the process sees of its surroundings; tests pass their own. */
+  record Environment(Map<String, String> env, Path home, Path serviceAccountToken) {
+    static Environment system() {
+      return new Environment(
+          System.getenv(), Path.of(System.getProperty("user.home")), SERVICE_ACCOUNT_TOKEN);
+    }
+
+    Path homeKubeconfig() {
+      return home.resolve(".kube").resolve("config");
+    }
+  }
+
   private ClusterDetection() {}
 
   static Optional<String> found() {
-    if (System.getenv("KUBERNETES_SERVICE_HOST") != null
-        && Files.exists(Path.of("/var/run/secrets/kubernetes.io/serviceaccount/token"))) {
+    return found(Environment.system());
+  }
+
+  /** Where a cluster was found, in words ({@code KUBECONFIG=...}), or empty when nowhere. */
+  static Optional<String> found(Environment e) {
+    if (e.env().get("KUBERNETES_SERVICE_HOST") != null && Files.exists(e.serviceAccountToken())) {
       return Optional.of("in-cluster service account");
     }
-    String kubeconfig = System.getenv("KUBECONFIG");
+    String kubeconfig = e.env().get("KUBECONFIG");
     if (kubeconfig != null && !kubeconfig.isBlank()) {
       return Optional.of("KUBECONFIG=" + kubeconfig);
     }
-    Path home = Path.of(System.getProperty("user.home"), ".kube", "config");
+    Path home = e.homeKubeconfig();
     return Files.exists(home) ? Optional.of(home.toString()) : Optional.empty();
+  }
+
+  /** What {@link #found} looked at and did not find, for the one-line message that says so. */
+  static String tried(Environment e) {
+    return "no in-cluster service account ("
+        + (e.env().get("KUBERNETES_SERVICE_HOST") == null
+            ? "KUBERNETES_SERVICE_HOST unset"
+            : e.serviceAccountToken() + " missing")
+        + "), KUBECONFIG unset, no "
+        + e.homeKubeconfig();
   }
 }

@@ -3,10 +3,13 @@ package io.meshinjector.webhook.cli;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.config.MeshConfig;
+import io.meshinjector.engine.decision.Annotations;
 import io.meshinjector.engine.decision.Decision;
 import io.meshinjector.engine.decision.Plan;
 import io.meshinjector.templates.WorkloadTemplates.PodTemplateRef;
+import io.meshinjector.webhook.cluster.PreviewNamespace;
 import io.meshinjector.webhook.manifest.Manifests;
 import java.io.PrintWriter;
 import java.time.Clock;
@@ -18,6 +21,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** {@code explain}: what the webhook would decide for each pod template, and why. */
@@ -28,6 +32,11 @@ import picocli.CommandLine.Spec;
       "Shows what the webhook would decide for every pod template of the manifests: redirect"
           + " path, iptables mode, proxy placement, await, candidate node classes, node"
           + " constraint and warnings; with -v, the trace of rules.",
+      "Without -f, previews a namespace: -n NS lists its Deployments, StatefulSets, DaemonSets,"
+          + " Jobs and CronJobs from the cluster and shows what annotating it inject=enabled would"
+          + " do to each; nothing is written.",
+      "The cluster view is the --cluster files; without them, the live cluster (--kubeconfig,"
+          + " else in-cluster, KUBECONFIG, ~/.kube/config), read once.",
       "The exit status is 3 when any pod would be refused; the reason is also printed on stderr."
     })
 public final class ExplainCommand implements Callable<Integer> {
@@ -49,20 +58,62 @@ public final class ExplainCommand implements Callable<Integer> {
       description = "With text output, also print each decision's trace.")
   boolean verbose;
 
+  @Option(
+      names = "--all",
+      description =
+          "Preview every workload of the namespace -n names, from the cluster (what explain -n NS"
+              + " without -f does).")
+  boolean all;
+
   @Mixin ManifestOptions manifests;
 
   @Mixin SourceOptions sources;
+
+  @Mixin KubeconfigOptions kube;
 
   @Spec CommandSpec spec;
 
   @Override
   public Integer call() throws JsonProcessingException {
+    boolean preview = !manifests.hasFile();
+    if (preview && !spec.commandLine().getParseResult().hasMatchedOption("--namespace")) {
+      throw new ParameterException(
+          spec.commandLine(),
+          "give -f FILE to explain manifests, or -n NS to preview a namespace of the cluster");
+    }
+    if (!preview && all) {
+      throw new ParameterException(
+          spec.commandLine(), "--all previews the namespace's workloads from the cluster: drop -f");
+    }
     MeshConfig config = sources.meshConfig();
+    PrintWriter err = spec.commandLine().getErr();
+    List<JsonNode> docs;
+    ClusterView view;
+    if (preview) {
+      String ns = manifests.namespace();
+      // the workloads always come from the cluster; the view from --cluster files when given
+      try (LiveCluster live = kube.connect()) {
+        docs = live.workloads(ns);
+        view = kube.view(sources, config, err, live);
+        err.println(
+            "preview of namespace "
+                + ns
+                + " on "
+                + live.where()
+                + " as if annotated "
+                + Annotations.INJECT
+                + "=enabled; nothing is written");
+      }
+      view = new PreviewNamespace(view, ns);
+    } else {
+      // the input's own errors come first, before any cluster is asked
+      docs = manifests.documents();
+      view = kube.view(sources, config, err);
+    }
     TemplateInjector injector =
-        new TemplateInjector(
-            config, sources.view(config), manifests.namespace(), Clock.systemUTC());
+        new TemplateInjector(config, view, manifests.namespace(), Clock.systemUTC());
     List<Decision> decisions = new ArrayList<>();
-    for (JsonNode doc : manifests.documents()) {
+    for (JsonNode doc : docs) {
       for (PodTemplateRef t : injector.templates(doc)) {
         decisions.add(injector.decide(t).decision());
       }
@@ -80,7 +131,6 @@ public final class ExplainCommand implements Callable<Integer> {
     }
     out.flush();
     // as inject does: a script that checks a manifest sees why on stderr, whatever -o is
-    PrintWriter err = spec.commandLine().getErr();
     decisions.stream()
         .filter(Decision::rejected)
         .forEach(d -> err.println("refused: " + TemplateInjector.describe(d)));

@@ -12,6 +12,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** {@code inject}: the manifests with every pod template injected, as the webhook would. */
@@ -22,8 +23,10 @@ import picocli.CommandLine.Spec;
       "Injects every pod template of Pods, Deployments, StatefulSets, DaemonSets, ReplicaSets,"
           + " ReplicationControllers, Jobs, CronJobs and Lists, and prints every document as YAML"
           + " in input order (others unchanged).",
-      "A namespace the --cluster files do not describe counts as enabled; a pod's own"
-          + " mesh-injector.io/inject: disabled still wins.",
+      "The cluster view is the --cluster files; without them, the live cluster (--kubeconfig,"
+          + " else in-cluster, KUBECONFIG, ~/.kube/config), read once.",
+      "A namespace the cluster view does not describe counts as enabled; a pod's own"
+          + " inject: disabled (or mesh-injector.io/inject: disabled) still wins.",
       "A refused pod is printed unchanged, with the reason on stderr, and the exit status is 3."
     })
 public final class InjectCommand implements Callable<Integer> {
@@ -31,16 +34,23 @@ public final class InjectCommand implements Callable<Integer> {
 
   @Mixin SourceOptions sources;
 
+  @Mixin KubeconfigOptions kube;
+
   @Spec CommandSpec spec;
 
   @Override
   public Integer call() {
+    if (!manifests.hasFile()) {
+      throw new ParameterException(
+          spec.commandLine(), "Missing required option: '--filename=FILE'");
+    }
     MeshConfig config = sources.meshConfig();
-    TemplateInjector injector =
-        new TemplateInjector(
-            config, sources.view(config), manifests.namespace(), Clock.systemUTC());
+    // the input's own errors come first, before any cluster is asked
     List<JsonNode> docs = manifests.documents();
     PrintWriter err = spec.commandLine().getErr();
+    TemplateInjector injector =
+        new TemplateInjector(
+            config, kube.view(sources, config, err), manifests.namespace(), Clock.systemUTC());
     boolean refused = false;
     for (JsonNode doc : docs) {
       for (PodTemplateRef t : injector.templates(doc)) {

@@ -9,7 +9,6 @@ import picocli.CommandLine.Option;
 public final class ManifestOptions {
   @Option(
       names = {"-f", "--filename"},
-      required = true,
       paramLabel = "FILE",
       description = "Manifests (YAML or JSON, multi-document); - reads standard input.")
   String file;
@@ -18,8 +17,15 @@ public final class ManifestOptions {
       names = {"-n", "--namespace"},
       paramLabel = "NS",
       defaultValue = "default",
-      description = "Namespace of objects that name none (default: ${DEFAULT-VALUE}).")
+      description =
+          "Namespace of objects that name none (default: ${DEFAULT-VALUE}); for explain without"
+              + " -f, the namespace to preview.")
   String namespace;
+
+  /** Whether {@code -f} was given; inject requires it, explain without it previews {@code -n}. */
+  public boolean hasFile() {
+    return file != null;
+  }
 
   /** The documents of {@code -f}, in input order. */
   public List<JsonNode> documents() {

@@ -11,9 +11,9 @@ import java.util.Optional;
 
 /**
  * The CLI's view: someone who runs {@code inject} on a manifest asked for injection, so a namespace
- * the {@code --cluster} files do not describe counts as {@code mesh-injector.io/inject: enabled}. A
- * namespace the files do describe keeps its own annotations, and a pod's own {@code disabled} still
- * wins in the engine.
+ * the {@code --cluster} files do not describe counts as {@code inject: enabled}. A namespace the
+ * files do describe keeps its own annotations, and a pod's own {@code disabled} still wins in the
+ * engine.
  */
 public final class AssumeEnabledNamespaces implements ClusterView {
   private final ClusterView delegate;

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.meshinjector.webhook.manifest.Manifests;
 import io.meshinjector.webhook.support.Cli;
 import io.meshinjector.webhook.support.Reviews;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -107,5 +108,41 @@ class ExplainCommandTest {
     Cli.Run text = Cli.run("explain", "-f", refused, "--cluster", CLUSTER);
     assertThat(text.code()).isEqualTo(ExitCodes.REFUSED);
     assertThat(text.err()).isEqualTo(run.err());
+  }
+
+  @Test
+  void readsBothSpellingsOfTheInjectAnnotationAndWarnsOfAConflict() throws Exception {
+    String file =
+        Path.of(ExplainCommandTest.class.getResource("/manifests/inject-spellings.yaml").toURI())
+            .toString();
+    String spellings = Reviews.testCluster("inject-spellings.yaml").toString();
+    Cli.Run run =
+        Cli.run("explain", "-f", file, "--cluster", CLUSTER, "--cluster", spellings, "-o", "json");
+
+    assertThat(run.code()).as(run.err()).isZero();
+    JsonNode array = Manifests.json().readTree(run.out());
+    assertThat(array).hasSize(3);
+    assertThat(array.get(0).path("workload").asText()).isEqualTo("shop/Deployment/web");
+    assertThat(array.get(0).path("inject").asBoolean()).isTrue();
+    assertThat(array.get(0).path("trace").toString())
+        .contains("injection enabled by the namespace shop (inject: enabled)");
+    assertThat(array.get(1).path("workload").asText()).isEqualTo("alias/Deployment/web");
+    assertThat(array.get(1).path("inject").asBoolean()).isTrue();
+    assertThat(array.get(1).path("trace").toString())
+        .contains("injection enabled by the namespace alias (mesh-injector.io/inject: enabled)");
+    JsonNode mixed = array.get(2);
+    assertThat(mixed.path("inject").asBoolean()).isFalse();
+    assertThat(mixed.path("rejected").asBoolean()).isFalse();
+    assertThat(mixed.path("reason").asText())
+        .isEqualTo("injection disabled by the namespace mixed");
+    assertThat(mixed.path("warnings")).hasSize(1);
+    assertThat(mixed.path("warnings").get(0).asText())
+        .contains("inject: enabled", "mesh-injector.io/inject: disabled", "disabled wins");
+
+    Cli.Run text = Cli.run("explain", "-f", file, "--cluster", CLUSTER, "--cluster", spellings);
+    assertThat(text.code()).as(text.err()).isZero();
+    assertThat(text.out())
+        .contains("mixed/Deployment/web  skip injection-disabled")
+        .contains("namespace mixed carries both inject: enabled and mesh-injector.io/inject");
   }
 }

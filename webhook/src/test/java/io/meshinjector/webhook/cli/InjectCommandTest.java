@@ -161,6 +161,33 @@ class InjectCommandTest {
   }
 
   @Test
+  void readsBothSpellingsOfTheInjectAnnotationAndDisabledWinsAConflict() throws Exception {
+    Path file = manifest("inject-spellings.yaml");
+    Cli.Run run =
+        Cli.run(
+            "inject",
+            "-f",
+            file.toString(),
+            "--cluster",
+            CLUSTER,
+            "--cluster",
+            Reviews.testCluster("inject-spellings.yaml").toString());
+
+    assertThat(run.code()).as(run.err()).isZero();
+    List<JsonNode> in = Manifests.read(file);
+    List<JsonNode> out = Manifests.parse(run.out(), "output");
+    // shop: inject: enabled; alias: mesh-injector.io/inject: enabled
+    assertThat(decisionOf(out.get(0)).asText()).isEqualTo("init/nft native-sidecar await");
+    assertThat(decisionOf(out.get(1)).asText()).isEqualTo("init/nft native-sidecar await");
+    // mixed: both, disagreeing: left as it was, and the warning names both keys
+    assertThat(out.get(2)).isEqualTo(in.get(2));
+    assertThat(run.err())
+        .contains(
+            "warning: mixed/Deployment/web: namespace mixed carries both inject: enabled and"
+                + " mesh-injector.io/inject: disabled; they disagree, so disabled wins");
+  }
+
+  @Test
   void exitStatusesForUnusableInput() throws Exception {
     Cli.Run missing = Cli.run("inject", "-f", "/no/such/file.yaml");
     assertThat(missing.code()).isEqualTo(ExitCodes.INPUT);
@@ -188,7 +215,9 @@ class InjectCommandTest {
                   + "spec:\n  containers:\n  - image: app:1\n",
               command,
               "-f",
-              "-");
+              "-",
+              "--cluster",
+              CLUSTER);
       assertThat(unnamed.code()).as(command).isEqualTo(ExitCodes.INPUT);
       assertThat(unnamed.err())
           .as(command)

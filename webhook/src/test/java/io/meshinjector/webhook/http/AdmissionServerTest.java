@@ -103,7 +103,8 @@ class AdmissionServerTest {
                     "--metrics-port=0",
                     "--tls-dir=" + tls,
                     "--config=" + config,
-                    "--cluster=" + Reviews.example("cluster.yaml")));
+                    "--cluster=" + Reviews.example("cluster.yaml"),
+                    "--cluster=" + Reviews.testCluster("inject-spellings.yaml")));
     assertThat(code).isZero();
     context = ((ServeCommand) cli.getSubcommands().get("serve").getCommand()).context();
     assertThat(context.getBeansOfType(InjectionPipeline.class)).hasSize(2);
@@ -248,6 +249,51 @@ class AdmissionServerTest {
     assertThat(containers).hasSize(1);
     assertThat(Reviews.JSON.readTree(containers.getJsonObject(0).toString()))
         .isEqualTo(review.path("request").path("object").path("spec").path("containers").get(0));
+  }
+
+  /**
+   * The opt-in annotation under both spellings, through the served endpoint: shop carries the
+   * documented {@code inject: enabled}, alias {@code mesh-injector.io/inject: enabled}, and mixed
+   * both, disagreeing.
+   */
+  @ParameterizedTest(name = "namespace {0}")
+  @MethodSource("injectSpellings")
+  void readsBothSpellingsOfTheInjectAnnotation(String namespace, boolean injected)
+      throws Exception {
+    ObjectNode review = Reviews.podCreate("admission.k8s.io/v1", namespace, Reviews.examplePod());
+    HttpResponse<String> r = post(review);
+
+    assertThat(r.statusCode()).isEqualTo(200);
+    JsonNode response = json(r).path("response");
+    assertThat(response.path("allowed").asBoolean()).isTrue();
+    if (injected) {
+      assertThat(response.path("auditAnnotations").path("outcome").asText()).isEqualTo("injected");
+      assertThat(
+              patchedPod(review, response)
+                  .getJsonObject("metadata")
+                  .getJsonObject("annotations")
+                  .getString("mesh-injector.io/decision"))
+          .isEqualTo("init/nft native-sidecar await");
+      assertThat(response.has("warnings")).isFalse();
+    } else {
+      assertThat(response.has("patch")).isFalse();
+      assertThat(response.path("auditAnnotations").path("outcome").asText())
+          .isEqualTo("injection-disabled");
+      List<String> warnings = new ArrayList<>();
+      response.path("warnings").forEach(w -> warnings.add(w.asText()));
+      assertThat(warnings)
+          .singleElement()
+          .asString()
+          .contains(
+              "namespace mixed carries both inject: enabled and mesh-injector.io/inject:"
+                  + " disabled",
+              "disabled wins");
+    }
+  }
+
+  static Stream<Arguments> injectSpellings() {
+    return Stream.of(
+        Arguments.of("shop", true), Arguments.of("alias", true), Arguments.of("mixed", false));
   }
 
   @Test

@@ -21,6 +21,11 @@ public final class Reviews {
     return Path.of("..", "examples", name).toAbsolutePath().normalize();
   }
 
+  /** A cluster file of the tests' own, under {@code src/test/resources/cluster/}. */
+  public static Path testCluster(String name) {
+    return Path.of("src", "test", "resources", "cluster", name).toAbsolutePath().normalize();
+  }
+
   public static JsonNode exampleJson(String name) {
     try (InputStream in = Files.newInputStream(example(name))) {
       return JSON.readTree(in);

@@ -1,0 +1,142 @@
+package io.meshinjector.webhook.cluster;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.meshinjector.engine.capability.NodeCapabilityStatus;
+import io.meshinjector.engine.cluster.InMemoryClusterView;
+import io.meshinjector.engine.config.CapabilitiesConfig;
+import io.meshinjector.engine.config.CniDaemonSet;
+import java.net.HttpURLConnection;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * The cluster view read once from a live cluster, for {@code inject} and {@code explain}: Nodes,
+ * Namespaces, NodeCapabilities and the mesh CNI DaemonSet's pods, one list each. {@code serve}
+ * keeps its view current with informers instead; a command that runs once needs one reading.
+ */
+public final class ClusterSnapshot {
+  static final ResourceDefinitionContext NODE_CAPABILITIES =
+      new ResourceDefinitionContext.Builder()
+          .withGroup(NodeCapabilityStatus.GROUP)
+          .withVersion(NodeCapabilityStatus.VERSION)
+          .withPlural(NodeCapabilityStatus.PLURAL)
+          .withKind(NodeCapabilityStatus.KIND)
+          .withNamespaced(false)
+          .build();
+
+  /**
+   * The view, and what the reader should know about it.
+   *
+   * @param notes one line each: a missing NodeCapability CRD, a NodeCapability left out because its
+   *     status is malformed
+   */
+  public record Snapshot(InMemoryClusterView view, List<String> notes) {
+    public Snapshot {
+      notes = List.copyOf(notes);
+    }
+  }
+
+  private ClusterSnapshot() {}
+
+  /**
+   * Reads the view through {@code client}.
+   *
+   * @throws ClusterReadException when a list fails, naming it and the cause; a missing
+   *     NodeCapability CRD is not a failure (no probe has reported, so there are no verdicts)
+   */
+  public static Snapshot read(KubernetesClient client, CapabilitiesConfig config) {
+    InMemoryClusterView view = new InMemoryClusterView(config);
+    List<String> notes = new ArrayList<>();
+    for (Node node : list("nodes", () -> client.nodes().list().getItems())) {
+      view.upsert(node);
+    }
+    for (Namespace ns : list("namespaces", () -> client.namespaces().list().getItems())) {
+      view.upsert(ns);
+    }
+    for (GenericKubernetesResource nc : nodeCapabilities(client, notes)) {
+      // list items of a custom resource carry these, but a proxy or an old server may drop them
+      nc.setApiVersion(NodeCapabilityStatus.API_VERSION);
+      nc.setKind(NodeCapabilityStatus.KIND);
+      try {
+        view.upsert(nc);
+      } catch (IllegalArgumentException e) {
+        notes.add(e.getMessage() + "; its verdicts are left out");
+      }
+    }
+    CniDaemonSet cni = config.cniDaemonSet();
+    if (cni != null && cni.namespace() != null && !cni.namespace().isBlank()) {
+      for (Pod pod : cniPods(client, cni)) {
+        CniPodReadiness.readyNode(pod).ifPresent(node -> view.setCniReady(node, true));
+      }
+    }
+    return new Snapshot(view, notes);
+  }
+
+  private static List<GenericKubernetesResource> nodeCapabilities(
+      KubernetesClient client, List<String> notes) {
+    try {
+      return client.genericKubernetesResources(NODE_CAPABILITIES).list().getItems();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == HttpURLConnection.HTTP_NOT_FOUND) {
+        notes.add(
+            "the NodeCapability CRD ("
+                + NodeCapabilityStatus.PLURAL
+                + "."
+                + NodeCapabilityStatus.GROUP
+                + ") is not installed: no probe verdicts, only inference from the Nodes");
+        return List.of();
+      }
+      throw failed("nodecapabilities." + NodeCapabilityStatus.GROUP, e);
+    }
+  }
+
+  private static List<Pod> cniPods(KubernetesClient client, CniDaemonSet cni) {
+    String what = "pods in " + cni.namespace() + " (capabilities.cniDaemonSet)";
+    return list(
+        what,
+        () -> {
+          var pods = client.pods().inNamespace(cni.namespace());
+          return (cni.podSelector().isEmpty() ? pods : pods.withLabels(cni.podSelector()))
+              .list()
+              .getItems();
+        });
+  }
+
+  private static <T> List<T> list(String what, Supplier<List<T>> lister) {
+    try {
+      return lister.get();
+    } catch (KubernetesClientException e) {
+      throw failed(what, e);
+    }
+  }
+
+  private static ClusterReadException failed(String what, KubernetesClientException e) {
+    return new ClusterReadException("listing " + what + " failed: " + cause(e), e);
+  }
+
+  /** The first line of the innermost message: fabric8 wraps a refused connection in two layers. */
+  public static String cause(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    if (e instanceof KubernetesClientException k && k.getCode() > 0) {
+      String status = k.getStatus() == null ? null : k.getStatus().getMessage();
+      return "HTTP "
+          + k.getCode()
+          + (status == null || status.isBlank()
+              ? ""
+              : ": " + status.lines().findFirst().orElse(""));
+    }
+    String message = root.getMessage();
+    return root.getClass().getSimpleName()
+        + (message == null ? "" : ": " + message.lines().findFirst().orElse(""));
+  }
+}
