@@ -55,7 +55,11 @@ public final class ConfigLoader {
    * add entries of their own beside the flavour's.
    */
   static final java.util.Set<String> OPEN_MERGED_MAPS =
-      java.util.Set.of("injection.optOutAnnotations", "injection.podValues", "templates.values");
+      java.util.Set.of(
+          "injection.optOutAnnotations",
+          "injection.podValues",
+          "templates.values",
+          "explain.pathNotes");
 
   /** The meshes a config may choose; each but the first has a defaults overlay. */
   public static final List<String> MESHES = List.of("linkerd", "istio");
@@ -186,7 +190,8 @@ public final class ConfigLoader {
               injection(root.section("injection")),
               policy(root.section("policy")),
               capabilities(root.section("capabilities")),
-              explain(root.section("explain")));
+              explain(root.section("explain")),
+              pathNotes(root.section("explain")));
     } catch (ConfigException e) {
       throw e;
     } catch (IllegalArgumentException e) {
@@ -309,7 +314,20 @@ public final class ConfigLoader {
 
   private static int explain(ConfigSection s) {
     int max = s.integer("maxCandidateNodes");
+    s.skip("pathNotes");
     s.done();
     return max;
+  }
+
+  private static Map<String, String> pathNotes(ConfigSection s) {
+    Map<String, String> notes = s.stringMap("pathNotes");
+    for (String path : notes.keySet()) {
+      try {
+        PathOption.parse(path);
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException("config key '" + s.key("pathNotes") + "': " + e.getMessage());
+      }
+    }
+    return notes;
   }
 }
