@@ -132,11 +132,14 @@ silently loses to the chart.
 {{- end -}}
 {{- $config := deepCopy (default dict .Values.config) -}}
 {{- /* a proxy without the mesh's trust anchors never gets an identity, so no meshed call works */ -}}
+{{- $mesh := include "mesh-injector.mesh" . -}}
 {{- $anchors := dig "proxy" "trustAnchorsPEM" "" $config -}}
-{{- if not $anchors -}}
+{{- /* Istio's proxies read the root cert from istiod's istio-ca-root-cert ConfigMap instead */ -}}
+{{- if eq $mesh "istio" -}}
+{{- else if not $anchors -}}
 {{- fail "config.proxy.trustAnchorsPEM is required: the mesh's identity trust anchors (PEM), as Linkerd's identityTrustAnchorsPEM, e.g. --set-file config.proxy.trustAnchorsPEM=ca.crt" -}}
 {{- end -}}
-{{- if not (contains "-----BEGIN CERTIFICATE-----" $anchors) -}}
+{{- if and (eq $mesh "linkerd") (not (contains "-----BEGIN CERTIFICATE-----" $anchors)) -}}
 {{- fail "config.proxy.trustAnchorsPEM holds no PEM certificate (-----BEGIN CERTIFICATE-----)" -}}
 {{- end -}}
 {{- $userTls := dig "webhook" "tls" dict $config -}}
@@ -162,4 +165,17 @@ silently loses to the chart.
 {{- $owned := dict "webhook" (dict "tls" $tls) -}}
 {{- $merged := mergeOverwrite $config $owned -}}
 {{- toYaml $merged -}}
+{{- end -}}
+
+{{/*
+The mesh whose pods are rendered (config.mesh: linkerd or istio); it picks the webhook's built-in
+templates and the defaults the chart derives from them (the CNI DaemonSet's namespace, the CNI
+plugin's type).
+*/}}
+{{- define "mesh-injector.mesh" -}}
+{{- $mesh := dig "mesh" "linkerd" (default dict .Values.config) -}}
+{{- if not (has $mesh (list "linkerd" "istio")) -}}
+{{- fail (printf "config.mesh must be linkerd or istio, got %q" $mesh) -}}
+{{- end -}}
+{{- $mesh -}}
 {{- end -}}

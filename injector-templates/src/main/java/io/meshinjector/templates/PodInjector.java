@@ -3,6 +3,7 @@ package io.meshinjector.templates;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.BooleanNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.TextNode;
@@ -16,6 +17,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
+import io.meshinjector.engine.config.PodValue;
 import io.meshinjector.engine.decision.Decision;
 import io.meshinjector.engine.decision.Plan;
 import io.meshinjector.engine.decision.ProxyPlacement;
@@ -51,9 +53,16 @@ public final class PodInjector {
   private final Map<Template, List<String>> renderNames = new ConcurrentHashMap<>();
   private final Map<Template, Map<List<JsonNode>, Rendered>> cache = new ConcurrentHashMap<>();
 
+  private final Set<String> renderValues;
+  private final Map<String, Template> podValueDefaults = new LinkedHashMap<>();
+
   public PodInjector(TemplateConfig config) {
     this.config = Objects.requireNonNull(config, "config");
     this.proxyName = config.proxyContainerName();
+    this.renderValues = Set.copyOf(config.renderValues());
+    config
+        .podValues()
+        .forEach((n, v) -> podValueDefaults.put(n, TemplateConfig.defaultTemplate(n, v)));
   }
 
   public TemplateConfig config() {
@@ -116,8 +125,6 @@ public final class PodInjector {
       return new PodBuilder(original).build();
     }
 
-    applyMetadata(pod.getMetadata(), rendered(config.templates().metadata(), values).tree());
-
     List<Container> inits = new ArrayList<>(orEmpty(spec.getInitContainers()));
     List<Container> containers = new ArrayList<>(orEmpty(spec.getContainers()));
     if (native_) {
@@ -134,7 +141,23 @@ public final class PodInjector {
     spec.setInitContainers(inits);
     spec.setContainers(containers);
 
-    addVolumes(spec, rendered(config.templates().volumes(), values));
+    Rendered volumes = rendered(config.templates().volumes(), values);
+    addVolumes(spec, volumes);
+
+    // What was injected, for a mesh that records it on the pod (Istio's sidecar.istio.io/status).
+    Map<String, JsonNode> injected = new HashMap<>(4);
+    injected.put(
+        "injected.initContainers", names(native_ ? List.of(redirect, proxy) : List.of(redirect)));
+    injected.put("injected.containers", names(native_ ? List.of() : List.of(proxy)));
+    ArrayNode volumeNames = F.arrayNode();
+    volumes.volumes().forEach(v -> volumeNames.add(v.getName()));
+    injected.put("injected.volumes", volumeNames.isEmpty() ? F.nullNode() : volumeNames);
+    Template.Values withInjected =
+        name -> {
+          JsonNode v = injected.get(name);
+          return v != null ? v : values.get(name);
+        };
+    applyMetadata(pod.getMetadata(), rendered(config.templates().metadata(), withInjected).tree());
 
     if (plan.nodeConstraint() != null) {
       NodeAffinities.require(spec, plan.nodeConstraint());
@@ -142,8 +165,17 @@ public final class PodInjector {
     return pod;
   }
 
+  private static JsonNode names(List<Container> containers) {
+    if (containers.isEmpty()) {
+      return F.nullNode();
+    }
+    ArrayNode out = F.arrayNode();
+    containers.forEach(c -> out.add(c.getName()));
+    return out;
+  }
+
   private Template.Values values(Pod pod, Decision decision, Plan plan) {
-    Map<String, JsonNode> local = new HashMap<>(32);
+    Map<String, JsonNode> local = new HashMap<>(48);
     String namespace = namespace(pod, decision);
     local.put("pod.namespace", text(namespace));
     local.put("pod.inboundPorts", text(InboundPorts.of(pod.getSpec())));
@@ -164,10 +196,103 @@ public final class PodInjector {
         plan.path().mode() == null ? null : config.proxyInit().firewall().get(plan.path().mode());
     local.put("proxyInit.firewallBin", text(fw == null ? "" : fw.bin()));
     local.put("proxyInit.firewallSaveBin", text(fw == null ? "" : fw.saveBin()));
+    String names = containerNames(pod.getSpec());
+    local.put("pod.containerNames", text(names));
+    local.put("pod.defaultContainer", text(names.split(",", 2)[0]));
+    local.put("pod.containerPorts", text(containerPorts(pod.getSpec())));
+    local.put("workload.apiVersion", text(workloadApiVersion(pod, workload[0])));
     Map<String, JsonNode> global = config.values();
-    return name -> {
-      JsonNode v = local.get(name);
-      return v != null ? v : global.get(name);
+    Template.Values base =
+        name -> {
+          JsonNode v = local.get(name);
+          return v != null ? v : global.get(name);
+        };
+    podValues(pod, base, local);
+    return base;
+  }
+
+  /**
+   * The config's pod values: the first source the pod sets (checked by the engine), else the
+   * default.
+   */
+  private void podValues(Pod pod, Template.Values base, Map<String, JsonNode> local) {
+    if (config.podValues().isEmpty()) {
+      return;
+    }
+    Map<String, String> annotations =
+        pod.getMetadata().getAnnotations() == null ? Map.of() : pod.getMetadata().getAnnotations();
+    Map<String, String> labels = labels(pod.getMetadata());
+    for (Map.Entry<String, PodValue> e : config.podValues().entrySet()) {
+      String value = null;
+      for (PodValue.Source s : e.getValue().from()) {
+        value = (s.label() ? labels : annotations).get(s.key());
+        if (value != null) {
+          break;
+        }
+      }
+      String fromPod = value;
+      Template.Values withFrom =
+          name -> name.equals("from") ? text(fromPod == null ? "" : fromPod) : base.get(name);
+      JsonNode both = podValueDefaults.get(e.getKey()).render(withFrom);
+      value = both.path(value == null ? "value" : "whenSet").asText("");
+      local.put(TemplateConfig.POD_VALUE + e.getKey(), text(value));
+    }
+  }
+
+  /** The app's container names, comma-separated (Istio's ISTIO_META_APP_CONTAINERS). */
+  private static String containerNames(PodSpec spec) {
+    List<String> names = new ArrayList<>();
+    for (Container c : orEmpty(spec.getContainers())) {
+      names.add(c.getName());
+    }
+    return String.join(",", names);
+  }
+
+  /**
+   * The app containers' ports as a JSON list, one port a line, written as istiod writes {@code
+   * ISTIO_META_POD_PORTS}: the fields a port sets, in the API's order.
+   */
+  static String containerPorts(PodSpec spec) {
+    StringBuilder b = new StringBuilder("[");
+    boolean first = true;
+    for (Container c : orEmpty(spec.getContainers())) {
+      for (io.fabric8.kubernetes.api.model.ContainerPort p : orEmpty(c.getPorts())) {
+        com.fasterxml.jackson.databind.node.ObjectNode o = F.objectNode();
+        if (p.getName() != null && !p.getName().isEmpty()) {
+          o.put("name", p.getName());
+        }
+        if (p.getHostPort() != null && p.getHostPort() != 0) {
+          o.put("hostPort", p.getHostPort());
+        }
+        o.put("containerPort", p.getContainerPort() == null ? 0 : p.getContainerPort());
+        if (p.getProtocol() != null && !p.getProtocol().isEmpty()) {
+          o.put("protocol", p.getProtocol());
+        }
+        if (p.getHostIP() != null && !p.getHostIP().isEmpty()) {
+          o.put("hostIP", p.getHostIP());
+        }
+        b.append("\n    ").append(first ? "" : ",").append(o);
+        first = false;
+      }
+    }
+    return b.append("\n]").toString();
+  }
+
+  /** The API version of the workload {@link #workload} names, for owner URIs. */
+  static String workloadApiVersion(Pod pod, String kind) {
+    return switch (kind) {
+      case "deployment", "statefulset", "daemonset", "replicaset" -> "apps/v1";
+      case "job", "cronjob" -> "batch/v1";
+      case "replicationcontroller", "pod" -> "v1";
+      case "" -> "";
+      default -> {
+        for (OwnerReference ref : orEmpty(pod.getMetadata().getOwnerReferences())) {
+          if (Boolean.TRUE.equals(ref.getController()) && ref.getApiVersion() != null) {
+            yield ref.getApiVersion();
+          }
+        }
+        yield "";
+      }
     };
   }
 
@@ -256,7 +381,7 @@ public final class PodInjector {
    * prototypes, copied before they go into a pod.
    */
   private Rendered rendered(Template t, Template.Values values) {
-    List<String> keyNames = renderNames.computeIfAbsent(t, PodInjector::renderNamesOf);
+    List<String> keyNames = renderNames.computeIfAbsent(t, this::renderNamesOf);
     List<JsonNode> key = new ArrayList<>(keyNames.size());
     for (String n : keyNames) {
       key.add(values.get(n));
@@ -273,10 +398,10 @@ public final class PodInjector {
     return r;
   }
 
-  private static List<String> renderNamesOf(Template t) {
+  private List<String> renderNamesOf(Template t) {
     List<String> names = new ArrayList<>();
     for (String n : t.names()) {
-      if (TemplateConfig.RENDER_VALUES.contains(n)) {
+      if (renderValues.contains(n)) {
         names.add(n);
       }
     }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.meshinjector.engine.config.ConfigException;
 import io.meshinjector.engine.config.ConfigSection;
 import io.meshinjector.engine.config.MeshConfig;
+import io.meshinjector.engine.config.PodValue;
 import io.meshinjector.engine.decision.IptablesMode;
 import io.meshinjector.templates.internal.Template;
 import java.io.IOException;
@@ -42,7 +43,8 @@ public record TemplateConfig(
     Templates templates,
     String injectorVersion,
     String proxyContainerName,
-    Map<String, JsonNode> values) {
+    Map<String, JsonNode> values,
+    Map<String, PodValue> podValues) {
 
   public TemplateConfig {
     Objects.requireNonNull(proxy, "proxy");
@@ -53,7 +55,22 @@ public record TemplateConfig(
     Objects.requireNonNull(injectorVersion, "injectorVersion");
     Objects.requireNonNull(proxyContainerName, "proxyContainerName");
     values = Map.copyOf(values);
+    podValues = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(podValues));
   }
+
+  /** The values each render sets: {@link #RENDER_VALUES} and the config's pod values. */
+  public Set<String> renderValues() {
+    return renderValues(podValues);
+  }
+
+  private static Set<String> renderValues(Map<String, PodValue> podValues) {
+    Set<String> out = new java.util.HashSet<>(RENDER_VALUES);
+    podValues.keySet().forEach(n -> out.add(POD_VALUE + n));
+    return out;
+  }
+
+  /** The prefix of the pod values' names in templates. */
+  public static final String POD_VALUE = "pod.value.";
 
   public record Ports(int inbound, int outbound, int admin, int control) {}
 
@@ -100,6 +117,10 @@ public record TemplateConfig(
       Template metadata) {}
 
   private static final String RESOURCES = "/io/meshinjector/templates/";
+
+  /** Where each mesh's built-in templates live, under {@link #RESOURCES}. */
+  private static final Map<String, String> TEMPLATE_SETS = Map.of("linkerd", "", "istio", "istio/");
+
   private static final String BUILT_IN = " (built-in)";
   private static final String GATE_KEY = "injection.proxyContainerName";
   private static final String[] VALUE_SECTIONS = {"proxy", "proxyInit", "validator", "proxyAwait"};
@@ -123,13 +144,17 @@ public record TemplateConfig(
     await.done();
 
     ConfigSection t = config.section("templates");
+    String set = TEMPLATE_SETS.get(config.tree().path("mesh").asText("linkerd"));
+    if (set == null) {
+      throw new ConfigException("config key 'mesh' must be one of " + TEMPLATE_SETS.keySet());
+    }
     Templates templates =
         new Templates(
-            template(t, "proxy", "proxy.yaml"),
-            template(t, "proxyInit", "proxy-init.yaml"),
-            template(t, "validator", "validator.yaml"),
-            template(t, "volumes", "volumes.yaml"),
-            template(t, "metadata", "metadata.yaml"));
+            template(t, "proxy", set + "proxy.yaml"),
+            template(t, "proxyInit", set + "proxy-init.yaml"),
+            template(t, "validator", set + "validator.yaml"),
+            template(t, "volumes", set + "volumes.yaml"),
+            template(t, "metadata", set + "metadata.yaml"));
     JsonNode extra = t.raw("values");
     if (extra == null || !extra.isObject()) {
       throw new ConfigException("config key 'templates.values' must be a map");
@@ -143,10 +168,15 @@ public record TemplateConfig(
     Template.flatten("values", extra, values);
     String version = bundledVersion();
     derived(values, proxy, proxyInit, validator, version);
-    checkNames(templates, values);
-    String proxyName = proxyContainerName(config, templates, values);
+    Map<String, PodValue> podValues = config.engine().injection().podValues();
+    Set<String> render = renderValues(podValues);
+    checkNames(templates, values, render);
+    for (Map.Entry<String, PodValue> e : podValues.entrySet()) {
+      checkDefault(e.getKey(), e.getValue(), values);
+    }
+    String proxyName = proxyContainerName(config, templates, values, render);
     return new TemplateConfig(
-        proxy, proxyInit, validator, proxyAwait, templates, version, proxyName, values);
+        proxy, proxyInit, validator, proxyAwait, templates, version, proxyName, values, podValues);
   }
 
   /**
@@ -155,9 +185,9 @@ public record TemplateConfig(
    * and is reported as another mesh's pod instead of as already injected.
    */
   private static String proxyContainerName(
-      MeshConfig config, Templates templates, Map<String, JsonNode> values) {
+      MeshConfig config, Templates templates, Map<String, JsonNode> values, Set<String> render) {
     String gate = config.engine().injection().proxyContainerName();
-    String proxy = staticName(templates.proxy(), values);
+    String proxy = staticName(templates.proxy(), values, render);
     if (proxy == null) {
       throw new ConfigException(
           "config key '"
@@ -187,7 +217,7 @@ public record TemplateConfig(
     }
     List<String> othersParts = config.engine().injection().otherMeshContainers();
     for (Template t : List.of(templates.proxyInit(), templates.validator())) {
-      String name = staticName(t, values);
+      String name = staticName(t, values, render);
       if (proxy.equals(name)) {
         throw new ConfigException(
             "config key '"
@@ -214,13 +244,13 @@ public record TemplateConfig(
   }
 
   /** The container name a template renders for every pod, or null when it has none such. */
-  private static String staticName(Template t, Map<String, JsonNode> values) {
+  private static String staticName(Template t, Map<String, JsonNode> values, Set<String> render) {
     JsonNode name = t.tree().get("name");
     if (name == null || !name.isTextual()) {
       return null;
     }
     Template only = Template.of(t.name(), JsonNodeFactory.instance.objectNode().set("name", name));
-    if (only.names().stream().anyMatch(RENDER_VALUES::contains)) {
+    if (only.names().stream().anyMatch(render::contains)) {
       return null;
     }
     JsonNode rendered = only.render(values::get).get("name");
@@ -248,10 +278,18 @@ public record TemplateConfig(
           "decision.nativeSidecar",
           "decision.proxyAwait",
           "proxyInit.firewallBin",
-          "proxyInit.firewallSaveBin");
+          "proxyInit.firewallSaveBin",
+          "pod.containerNames",
+          "pod.defaultContainer",
+          "pod.containerPorts",
+          "workload.apiVersion",
+          "injected.initContainers",
+          "injected.containers",
+          "injected.volumes");
 
   // A replaced template that names a value nobody sets fails here, at start-up, not on a pod.
-  private static void checkNames(Templates templates, Map<String, JsonNode> values) {
+  private static void checkNames(
+      Templates templates, Map<String, JsonNode> values, Set<String> render) {
     for (Template t :
         List.of(
             templates.proxy(),
@@ -260,7 +298,7 @@ public record TemplateConfig(
             templates.volumes(),
             templates.metadata())) {
       for (String n : t.names()) {
-        if (!values.containsKey(n) && !RENDER_VALUES.contains(n)) {
+        if (!values.containsKey(n) && !render.contains(n)) {
           throw new ConfigException(
               "config key '"
                   + key(t)
@@ -268,10 +306,41 @@ public record TemplateConfig(
                   + n
                   + "}', which is no value; values are the keys of proxy, proxyInit, validator,"
                   + " proxyAwait, templates.values and "
-                  + new TreeSet<>(RENDER_VALUES));
+                  + new TreeSet<>(render));
         }
       }
     }
+  }
+
+  /** A pod value's default may name the config's values and the render values, nothing else. */
+  private static void checkDefault(String name, PodValue v, Map<String, JsonNode> values) {
+    Template t;
+    try {
+      t = defaultTemplate(name, v);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(
+          "config key 'injection.podValues." + name + ".default': " + e.getMessage(), e);
+    }
+    for (String n : t.names()) {
+      if (!values.containsKey(n) && !RENDER_VALUES.contains(n) && !n.equals("from")) {
+        throw new ConfigException(
+            "config key 'injection.podValues."
+                + name
+                + "' uses '${"
+                + n
+                + "}', which is no value a default can use");
+      }
+    }
+  }
+
+  /** A pod value's default as a template of one entry, {@code value}. */
+  static Template defaultTemplate(String name, PodValue v) {
+    return Template.of(
+        "injection.podValues." + name + ".default",
+        JsonNodeFactory.instance
+            .objectNode()
+            .put("value", v.defaultValue())
+            .put("whenSet", v.whenSet()));
   }
 
   /** A copy that writes {@code version} as the injector's version (golden files pin it). */
@@ -279,7 +348,15 @@ public record TemplateConfig(
     Map<String, JsonNode> v = new LinkedHashMap<>(values);
     v.put("injector.version", JsonNodeFactory.instance.textNode(version));
     return new TemplateConfig(
-        proxy, proxyInit, validator, proxyAwait, templates, version, proxyContainerName, v);
+        proxy,
+        proxyInit,
+        validator,
+        proxyAwait,
+        templates,
+        version,
+        proxyContainerName,
+        v,
+        podValues);
   }
 
   private static void derived(

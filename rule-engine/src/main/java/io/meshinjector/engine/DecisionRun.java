@@ -435,6 +435,10 @@ final class DecisionRun {
     }
     NodeConstraint constraint = requirements.isEmpty() ? null : new NodeConstraint(requirements);
     Plan plan = new Plan(path, proxy, asked.proxyAwait(), constraint);
+    String note = config.pathNotes().get(plan.path().toString());
+    if (note != null) {
+      trace.add(new TraceStep("mesh", note));
+    }
     trace.add(new TraceStep("decision", plan.summary()));
     return new Outcome.Inject(plan);
   }

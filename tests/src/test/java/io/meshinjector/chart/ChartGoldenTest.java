@@ -43,6 +43,11 @@ class ChartGoldenTest {
     golden("cert-manager.yaml", t -> t.set("tls.mode", "cert-manager"));
   }
 
+  @Test
+  void istioRender() throws IOException {
+    golden("istio.yaml", t -> t.set("config.mesh", "istio"));
+  }
+
   private static void golden(String file, UnaryOperator<TemplateCommand> options)
       throws IOException {
     List<JsonNode> docs = Charts.render(options);

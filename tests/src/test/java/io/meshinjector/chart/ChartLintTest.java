@@ -37,6 +37,7 @@ class ChartLintTest {
             "no probe, no CRD, no PDB, one replica",
             "{probe: {enabled: false}, installCRDs: false, replicaCount: 1,"
                 + " podDisruptionBudget: {enabled: false}}"),
+        Arguments.of("Istio", "config: {mesh: istio}"),
         Arguments.of(
             "ServiceMonitor, JSON logs",
             "{metrics: {serviceMonitor: {enabled: true}}, config: {webhook: {logFormat: json}}}"));

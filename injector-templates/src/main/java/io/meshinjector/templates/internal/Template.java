@@ -22,7 +22,8 @@ import java.util.TreeSet;
  *   <li>A string that is only {@code ${name}} becomes the value itself (number, boolean, list, map),
  *       and is left out, with its key, when the value is empty.
  *   <li>An object with {@code $if: name} (or {@code $if: "!name"}) is left out, with its key, unless
- *       the value is set (not empty, not false).
+ *       the value is set (not empty, not false). {@code name=text} holds when the value's text is
+ *       {@code text}; terms join with {@code &&}, and those with {@code ||} (no parentheses).
  *   <li>A list item {@code {$items: [...]}} is replaced by its items; a list item that is only
  *       {@code ${name}} of a list value is replaced by that list's items.
  *   <li>A map key with {@code ${name}} is substituted; the entry is left out when the value is empty.
@@ -222,10 +223,40 @@ public final class Template {
   }
 
   private boolean holds(String cond, Values values) {
+    for (String any : cond.split("\\|\\|")) {
+      boolean all = true;
+      for (String term : any.split("&&")) {
+        all &= term(term.trim(), values);
+      }
+      if (all) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private boolean term(String cond, Values values) {
     boolean negate = cond.startsWith("!");
-    JsonNode v = lookup(negate ? cond.substring(1) : cond, values);
-    boolean set = !empty(v) && !(v.isBoolean() && !v.booleanValue());
+    String name = negate ? cond.substring(1) : cond;
+    int eq = name.indexOf('=');
+    JsonNode v = lookup(eq < 0 ? name : name.substring(0, eq), values);
+    boolean set =
+        eq < 0
+            ? !empty(v) && !(v.isBoolean() && !v.booleanValue())
+            : v.isValueNode() && v.asText().equals(name.substring(eq + 1));
     return set != negate;
+  }
+
+  /** The value names a {@code $if} condition reads. */
+  private static void conditionNames(String cond, Set<String> out) {
+    for (String any : cond.split("\\|\\|")) {
+      for (String term : any.split("&&")) {
+        String t = term.trim();
+        t = t.startsWith("!") ? t.substring(1) : t;
+        int eq = t.indexOf('=');
+        out.add(eq < 0 ? t : t.substring(0, eq));
+      }
+    }
   }
 
   private JsonNode lookup(String key, Values values) {
@@ -260,8 +291,7 @@ public final class Template {
         Map.Entry<String, JsonNode> e = it.next();
         names(e.getKey(), out);
         if (e.getKey().equals(IF)) {
-          String c = e.getValue().asText();
-          out.add(c.startsWith("!") ? c.substring(1) : c);
+          conditionNames(e.getValue().asText(), out);
         } else {
           collect(e.getValue(), out);
         }

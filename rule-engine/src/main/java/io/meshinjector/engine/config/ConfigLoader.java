@@ -50,6 +50,22 @@ public final class ConfigLoader {
   static final java.util.Set<String> OPEN_MAPS =
       java.util.Set.of("capabilities.cniDaemonSet.podSelector");
 
+  /**
+   * Maps that take any key, merged key by key: a mesh flavour fills them, and the user may still
+   * add entries of their own beside the flavour's.
+   */
+  static final java.util.Set<String> OPEN_MERGED_MAPS =
+      java.util.Set.of(
+          "injection.optOutAnnotations",
+          "injection.podValues",
+          "templates.values",
+          "explain.pathNotes");
+
+  /** The meshes a config may choose; each but the first has a defaults overlay. */
+  public static final List<String> MESHES = List.of("linkerd", "istio");
+
+  private static final String MESH_RESOURCE = "/io/meshinjector/config/mesh-%s.yaml";
+
   private static final MeshConfig DEFAULTS = build(readDefaults());
 
   private ConfigLoader() {}
@@ -92,14 +108,35 @@ public final class ConfigLoader {
       throw new ConfigException("config must be a map of sections, not " + user.getNodeType());
     }
     ObjectNode merged = readDefaults();
+    String mesh = mesh(user, merged);
+    if (!mesh.equals(MESHES.get(0))) {
+      checkKnownAndMerge(merged, readResource(String.format(MESH_RESOURCE, mesh)), "");
+    }
     checkKnownAndMerge(merged, (ObjectNode) user, "");
     return build(merged);
   }
 
+  /** The user's {@code mesh}, else the default; the flavour's defaults depend on it. */
+  private static String mesh(JsonNode user, JsonNode defaults) {
+    JsonNode m = user.get("mesh");
+    if (m == null || m.isNull()) {
+      return defaults.get("mesh").asText();
+    }
+    if (!m.isTextual() || !MESHES.contains(m.asText())) {
+      throw new ConfigException(
+          "config key 'mesh' has invalid value '" + m.asText() + "': allowed " + MESHES);
+    }
+    return m.asText();
+  }
+
   private static ObjectNode readDefaults() {
-    try (InputStream in = ConfigLoader.class.getResourceAsStream(DEFAULTS_RESOURCE)) {
+    return readResource(DEFAULTS_RESOURCE);
+  }
+
+  private static ObjectNode readResource(String resource) {
+    try (InputStream in = ConfigLoader.class.getResourceAsStream(resource)) {
       if (in == null) {
-        throw new IllegalStateException("missing resource " + DEFAULTS_RESOURCE);
+        throw new IllegalStateException("missing resource " + resource);
       }
       return (ObjectNode) YAML.readTree(in);
     } catch (IOException e) {
@@ -113,7 +150,7 @@ public final class ConfigLoader {
    * take any key.
    */
   private static void checkKnownAndMerge(ObjectNode base, ObjectNode user, String path) {
-    boolean openMap = base.isEmpty();
+    boolean openMap = base.isEmpty() || OPEN_MERGED_MAPS.contains(path);
     Iterator<Map.Entry<String, JsonNode>> it = user.fields();
     while (it.hasNext()) {
       Map.Entry<String, JsonNode> e = it.next();
@@ -145,6 +182,7 @@ public final class ConfigLoader {
 
   private static MeshConfig build(ObjectNode tree) {
     ConfigSection root = new ConfigSection(tree, "");
+    root.choice("mesh", Map.of("linkerd", "linkerd", "istio", "istio"));
     EngineConfig engine;
     try {
       engine =
@@ -152,7 +190,8 @@ public final class ConfigLoader {
               injection(root.section("injection")),
               policy(root.section("policy")),
               capabilities(root.section("capabilities")),
-              explain(root.section("explain")));
+              explain(root.section("explain")),
+              pathNotes(root.section("explain")));
     } catch (ConfigException e) {
       throw e;
     } catch (IllegalArgumentException e) {
@@ -166,9 +205,42 @@ public final class ConfigLoader {
         new InjectionConfig(
             new java.util.LinkedHashSet<>(s.strings("excludedNamespaces")),
             s.text("proxyContainerName"),
-            s.strings("otherMeshContainers"));
+            s.strings("otherMeshContainers"),
+            s.stringMap("optOutAnnotations"),
+            s.strings("refusedAnnotations"),
+            podValues(s.section("podValues")));
     s.done();
     return c;
+  }
+
+  private static Map<String, PodValue> podValues(ConfigSection s) {
+    Map<String, PodValue> out = new LinkedHashMap<>();
+    Iterator<String> names = s.names();
+    while (names.hasNext()) {
+      String name = names.next();
+      ConfigSection v = s.section(name);
+      List<PodValue.Source> from = new ArrayList<>();
+      for (String f : v.strings("from")) {
+        try {
+          from.add(PodValue.Source.parse(f));
+        } catch (IllegalArgumentException e) {
+          throw new ConfigException("config key '" + v.key("from") + "': " + e.getMessage());
+        }
+      }
+      java.util.regex.Pattern pattern;
+      try {
+        pattern = java.util.regex.Pattern.compile(v.text("pattern"));
+      } catch (java.util.regex.PatternSyntaxException e) {
+        throw new ConfigException(
+            "config key '" + v.key("pattern") + "' is no regular expression: " + e.getMessage());
+      }
+      String whenSet = v.has("whenSet") ? v.text("whenSet") : "$" + "{from}";
+      v.skip("whenSet");
+      out.put(name, new PodValue(from, v.text("default"), whenSet, pattern));
+      v.done();
+    }
+    s.done();
+    return out;
   }
 
   private static PolicyConfig policy(ConfigSection s) {
@@ -242,7 +314,20 @@ public final class ConfigLoader {
 
   private static int explain(ConfigSection s) {
     int max = s.integer("maxCandidateNodes");
+    s.skip("pathNotes");
     s.done();
     return max;
+  }
+
+  private static Map<String, String> pathNotes(ConfigSection s) {
+    Map<String, String> notes = s.stringMap("pathNotes");
+    for (String path : notes.keySet()) {
+      try {
+        PathOption.parse(path);
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException("config key '" + s.key("pathNotes") + "': " + e.getMessage());
+      }
+    }
+    return notes;
   }
 }

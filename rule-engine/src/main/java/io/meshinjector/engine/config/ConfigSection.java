@@ -50,6 +50,11 @@ public final class ConfigSection {
     return v;
   }
 
+  /** The keys of this section, in order. */
+  public Iterator<String> names() {
+    return node.fieldNames();
+  }
+
   public boolean has(String name) {
     JsonNode v = node.get(name);
     return v != null && !v.isNull();

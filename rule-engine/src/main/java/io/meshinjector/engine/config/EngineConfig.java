@@ -8,13 +8,25 @@ import java.util.Objects;
  *
  * @param maxCandidateNodes how many candidate node names a decision lists; the count is always
  *     given
+ * @param pathNotes what a chosen redirect path means in the mesh's own terms, by path ({@code
+ *     init/nft}...), added to the decision's trace for {@code explain}; empty for Linkerd
  */
 public record EngineConfig(
     InjectionConfig injection,
     PolicyConfig policy,
     CapabilitiesConfig capabilities,
-    int maxCandidateNodes) {
+    int maxCandidateNodes,
+    java.util.Map<String, String> pathNotes) {
+  public EngineConfig(
+      InjectionConfig injection,
+      PolicyConfig policy,
+      CapabilitiesConfig capabilities,
+      int maxCandidateNodes) {
+    this(injection, policy, capabilities, maxCandidateNodes, java.util.Map.of());
+  }
+
   public EngineConfig {
+    pathNotes = pathNotes == null ? java.util.Map.of() : java.util.Map.copyOf(pathNotes);
     Objects.requireNonNull(injection, "injection");
     Objects.requireNonNull(policy, "policy");
     Objects.requireNonNull(capabilities, "capabilities");

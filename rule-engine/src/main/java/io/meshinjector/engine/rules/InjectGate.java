@@ -40,6 +40,10 @@ public final class InjectGate {
       return Optional.of(
           new Outcome.Skip(SkipReason.EXCLUDED_NAMESPACE, "namespace " + ns + " is excluded"));
     }
+    Optional<Outcome> optOut = FlavourAnnotations.optOut(pod, config, trace);
+    if (optOut.isPresent()) {
+      return optOut;
+    }
     Optional<InjectAnnotation> podInject;
     Optional<InjectAnnotation> nsInject = Optional.empty();
     try {
@@ -96,7 +100,7 @@ public final class InjectGate {
               SkipReason.OTHER_MESH,
               "pod carries " + foreign.get() + " from another mesh or injector"));
     }
-    return Optional.empty();
+    return FlavourAnnotations.refusal(pod, config, trace);
   }
 
   private static List<String> containerNames(PodSpec spec) {

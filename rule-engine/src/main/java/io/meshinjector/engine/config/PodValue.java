@@ -1,0 +1,46 @@
+package io.meshinjector.engine.config;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * A template value read from the pod (a mesh flavour's per-pod annotations, such as Istio's {@code
+ * traffic.sidecar.istio.io/includeOutboundIPRanges}): the first of {@code from} that the pod has,
+ * else {@code defaultValue}. A value read from the pod must match {@code pattern} whole, or the pod
+ * is refused; the pattern keeps an annotation from smuggling extra arguments or privileges into the
+ * containers.
+ *
+ * @param from sources in order, each {@code annotation:<key>} or {@code label:<key>}
+ * @param defaultValue used when no source is set; may name other template values ({@code ${..}})
+ * @param whenSet what the value is when a source is set, {@code ${from}} being the pod's text (e.g.
+ *     Istio's excludeInboundPorts, which keeps its status port: {@code 15020,${from}})
+ */
+public record PodValue(List<Source> from, String defaultValue, String whenSet, Pattern pattern) {
+
+  /** Where a pod value comes from. */
+  public record Source(boolean label, String key) {
+    public static Source parse(String text) {
+      int colon = text.indexOf(':');
+      String kind = colon < 0 ? "" : text.substring(0, colon);
+      String key = colon < 0 ? "" : text.substring(colon + 1);
+      if (!(kind.equals("annotation") || kind.equals("label")) || key.isBlank()) {
+        throw new IllegalArgumentException(
+            "'" + text + "' must be annotation:<key> or label:<key>");
+      }
+      return new Source(kind.equals("label"), key);
+    }
+
+    @Override
+    public String toString() {
+      return (label ? "label " : "annotation ") + key;
+    }
+  }
+
+  public PodValue {
+    from = List.copyOf(from);
+    Objects.requireNonNull(defaultValue, "defaultValue");
+    Objects.requireNonNull(whenSet, "whenSet");
+    Objects.requireNonNull(pattern, "pattern");
+  }
+}

@@ -1,0 +1,76 @@
+package io.meshinjector.engine.rules;
+
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.meshinjector.engine.config.InjectionConfig;
+import io.meshinjector.engine.config.PodValue;
+import io.meshinjector.engine.decision.Outcome;
+import io.meshinjector.engine.decision.RefusalReason;
+import io.meshinjector.engine.decision.SkipReason;
+import io.meshinjector.engine.decision.TraceStep;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * The mesh flavour's own pod annotations ({@code injection.optOutAnnotations}, {@code
+ * refusedAnnotations}, {@code podValues}): the names come from the flavour's config, so no mesh is
+ * named here.
+ */
+public final class FlavourAnnotations {
+  private FlavourAnnotations() {}
+
+  /** A skip when the pod carries one of the mesh's opt-out annotations. */
+  public static Optional<Outcome> optOut(
+      Pod pod, InjectionConfig config, Consumer<TraceStep> trace) {
+    Map<String, String> a = annotations(pod);
+    for (Map.Entry<String, String> e : config.optOutAnnotations().entrySet()) {
+      String v = a.get(e.getKey());
+      if (v != null && v.trim().equalsIgnoreCase(e.getValue())) {
+        String why = "annotation " + e.getKey() + ": \"" + v + "\" opts the pod out";
+        trace.accept(new TraceStep("gate", why));
+        return Optional.of(new Outcome.Skip(SkipReason.INJECTION_DISABLED, why));
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * A refusal when the pod asks, through an annotation, for what annotations never change here
+   * (images, commands, privileges), or gives a pod value outside its pattern.
+   */
+  public static Optional<Outcome> refusal(
+      Pod pod, InjectionConfig config, Consumer<TraceStep> trace) {
+    Map<String, String> a = annotations(pod);
+    for (String key : config.refusedAnnotations()) {
+      if (a.containsKey(key)) {
+        String why =
+            "annotation "
+                + key
+                + " is refused: it would change what is injected (image, command, mounts or"
+                + " privileges), which only the injector's config sets; remove it from the pod";
+        trace.accept(new TraceStep("gate", why));
+        return Optional.of(new Outcome.Refuse(RefusalReason.INVALID_ANNOTATION, why));
+      }
+    }
+    Map<String, String> labels =
+        pod.getMetadata().getLabels() == null ? Map.of() : pod.getMetadata().getLabels();
+    for (PodValue v : config.podValues().values()) {
+      for (PodValue.Source s : v.from()) {
+        String value = (s.label() ? labels : a).get(s.key());
+        if (value != null && !v.pattern().matcher(value).matches()) {
+          String why =
+              s + " has invalid value '" + value + "': it must match " + v.pattern().pattern();
+          trace.accept(new TraceStep("gate", why));
+          return Optional.of(new Outcome.Refuse(RefusalReason.INVALID_ANNOTATION, why));
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static Map<String, String> annotations(Pod pod) {
+    ObjectMeta m = pod.getMetadata();
+    return m == null || m.getAnnotations() == null ? Map.of() : m.getAnnotations();
+  }
+}
