@@ -13,6 +13,11 @@ final class ClusterDetection {
         && Files.exists(Path.of("/var/run/secrets/kubernetes.io/serviceaccount/token"))) {
       return Optional.of("in-cluster service account");
     }
+    // fabric8 reads the kubeconfig system property before the environment variable
+    String property = System.getProperty("kubeconfig");
+    if (property != null && !property.isBlank()) {
+      return Optional.of("kubeconfig=" + property);
+    }
     String kubeconfig = System.getenv("KUBECONFIG");
     if (kubeconfig != null && !kubeconfig.isBlank()) {
       return Optional.of("KUBECONFIG=" + kubeconfig);
