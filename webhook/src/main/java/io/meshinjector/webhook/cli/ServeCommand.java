@@ -1,5 +1,6 @@
 package io.meshinjector.webhook.cli;
 
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.VersionInfo;
@@ -187,8 +188,18 @@ public final class ServeCommand implements Callable<Integer> {
   private static MeshConfig withServerVersion(KubernetesClient client, MeshConfig config) {
     Logger log = LoggerFactory.getLogger(ServeCommand.class);
     VersionInfo version;
-    try {
-      version = client.getKubernetesVersion();
+    // one quick try: an API server that is down must not hold the start-up back (the informers
+    // wait for it on their own)
+    try (KubernetesClient once =
+        new KubernetesClientBuilder()
+            .withConfig(
+                new ConfigBuilder(client.getConfiguration())
+                    .withRequestRetryBackoffLimit(0)
+                    .withRequestTimeout(5000)
+                    .withConnectionTimeout(5000)
+                    .build())
+            .build()) {
+      version = once.getKubernetesVersion();
     } catch (RuntimeException e) {
       log.warn(
           "cannot read the API server's version ({}): native sidecars follow the nodes' kubelets",
