@@ -12,11 +12,11 @@ import java.util.stream.Stream;
  * An informer's cache that keeps each object trimmed: the informer hands its handlers the object as
  * it arrived, and the cache, which lives as long as the process, keeps only what is read later.
  */
-final class TrimmingStore<T extends HasMetadata> implements ItemStore<T> {
+public final class TrimmingStore<T extends HasMetadata> implements ItemStore<T> {
   private final Map<String, T> items = new ConcurrentHashMap<>();
   private final UnaryOperator<T> trim;
 
-  TrimmingStore(UnaryOperator<T> trim) {
+  public TrimmingStore(UnaryOperator<T> trim) {
     this.trim = trim;
   }
 
