@@ -234,6 +234,8 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
 
   private void sample() {
     if (!synced && informers.stream().allMatch(SharedIndexInformer::hasSynced)) {
+      // the lists just delivered the whole state; the watches follow within moments
+      lastInSync = clock.instant();
       synced = true;
       LOG.info(
           "cluster view in sync: {} nodes, {} cni-ready",

@@ -65,6 +65,7 @@ public final class LabelPublisher implements AutoCloseable {
   private volatile boolean leading;
   private ScheduledFuture<?> resync;
   private long nextSlot = System.nanoTime();
+  private String lastProblem;
 
   private record Written(Map<String, String> patch, long atNanos) {}
 
@@ -141,6 +142,10 @@ public final class LabelPublisher implements AutoCloseable {
       return;
     }
     changed.add(node);
+    queuePass();
+  }
+
+  private void queuePass() {
     if (passQueued.compareAndSet(false, true)) {
       try {
         executor.execute(this::pass);
@@ -168,7 +173,7 @@ public final class LabelPublisher implements AutoCloseable {
       for (Node node : informers.nodes()) {
         if (!changed.isEmpty()) {
           // a node changed meanwhile: it goes first, then this comparison starts over
-          nodeChanged(node.getMetadata().getName());
+          queuePass();
           return;
         }
         if (!publish(index, node.getMetadata().getName())) {
@@ -217,11 +222,21 @@ public final class LabelPublisher implements AutoCloseable {
       client.nodes().withName(name).patch(PatchContext.of(PatchType.JSON_MERGE), mergePatch(patch));
       written.put(name, new Written(patch, System.nanoTime()));
       patches.increment();
+      lastProblem = null;
       LOG.debug("labels: node {} {}", name, patch);
     } catch (KubernetesClientException e) {
       failures.increment();
-      if (e.getCode() != 404) {
-        LOG.warn("labels: patching node {} failed: {}", name, e.getMessage());
+      // a node deleted meanwhile is no failure; a failure that repeats (RBAC, an admission
+      // policy) is logged once, not once a node
+      String problem = e.getCode() + " " + e.getStatus();
+      if (e.getCode() != 404 && !problem.equals(lastProblem)) {
+        lastProblem = problem;
+        LOG.warn(
+            "labels: patching node {} failed ({}); further failures like it are counted in"
+                + " mesh_injector_label_patches_total{result=\"failed\"}: {}",
+            name,
+            e.getCode(),
+            e.getMessage());
       }
     }
     return leading;

@@ -16,6 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
@@ -49,7 +50,7 @@ class LiveClusterTest {
   static KubernetesClient client;
   static KubernetesMockServer server;
 
-  static final Duration LIMIT = Duration.ofSeconds(10);
+  static final Duration LIMIT = Duration.ofSeconds(20);
   static final String CNI_LABEL = "capability.mesh-injector.io/cni";
   static final LeaderElection.Timing FAST =
       new LeaderElection.Timing(
@@ -70,7 +71,12 @@ class LiveClusterTest {
   }
 
   private LiveCluster start(boolean publish) throws InterruptedException {
-    MeshConfig config = ConfigLoader.fromYaml("policy:\n  publishLabels: " + publish + "\n");
+    return start(publish, "");
+  }
+
+  private LiveCluster start(boolean publish, String moreConfig) throws InterruptedException {
+    MeshConfig config =
+        ConfigLoader.fromYaml("policy:\n  publishLabels: " + publish + "\n" + moreConfig);
     LiveCluster live =
         new LiveCluster(
             new KubernetesClientBuilder().withConfig(client.getConfiguration()).build(),
@@ -205,6 +211,61 @@ class LiveClusterTest {
         LIMIT,
         () -> "unsupported".equals(label("n2", "capability.mesh-injector.io/native-sidecar")));
     assertThat(other.publisher().patchesSent()).isPositive();
+  }
+
+  @Test
+  void thePublisherKeepsToItsRateAndWritesOnlyWhatChanged() throws Exception {
+    int nodes = 40;
+    for (int i = 0; i < nodes; i++) {
+      client.nodes().resource(node("n" + i, RHEL, "v1.31.4")).create();
+    }
+    long begin = System.nanoTime();
+    LiveCluster live = start(true, "webhook:\n  cluster:\n    labelPatchesPerSecond: 10\n");
+    await(
+        "every node labelled",
+        Duration.ofSeconds(30),
+        () -> {
+          for (int i = 0; i < nodes; i++) {
+            if (!"available".equals(label("n" + i, "capability.mesh-injector.io/iptables-nft"))) {
+              return false;
+            }
+          }
+          return true;
+        });
+    // 40 patches at 10 a second take 3.9 s at least, whatever else the machine does
+    assertThat(Duration.ofNanos(System.nanoTime() - begin)).isGreaterThan(Duration.ofMillis(3900));
+    assertThat(live.publisher().patchesSent()).as("one patch a node").isEqualTo(nodes);
+
+    // a change the verdicts do not depend on (a heartbeat, an annotation) writes nothing
+    String edited =
+        client
+            .nodes()
+            .withName("n0")
+            .edit(
+                n ->
+                    new NodeBuilder(n)
+                        .editMetadata()
+                        .addToAnnotations("example.com/touched", "yes")
+                        .endMetadata()
+                        .build())
+            .getMetadata()
+            .getResourceVersion();
+    await(
+        "the informer saw the edit",
+        LIMIT,
+        () ->
+            live.informers()
+                .node("n0")
+                .map(n -> edited.equals(n.getMetadata().getResourceVersion()))
+                .orElse(false));
+    Thread.sleep(500);
+    assertThat(live.publisher().patchesSent()).isEqualTo(nodes);
+    Node n0 = client.nodes().withName("n0").get();
+    assertThat(n0.getMetadata().getLabels())
+        .containsEntry("capability.mesh-injector.io/native-sidecar", "supported")
+        .containsEntry("capability.mesh-injector.io/iptables-legacy", "unavailable")
+        .containsEntry("kubernetes.io/hostname", "n0")
+        .containsEntry("kubernetes.io/os", "linux");
   }
 
   @Test

@@ -147,7 +147,7 @@ class ServeClusterModeTest {
     // the informers retry with a growing back-off
     await("ready after the first sync", Duration.ofSeconds(60), () -> readyz() == 200);
     assertThat(metrics()).contains("mesh_injector_cluster_view_synced 1.0");
-    assertThat(age()).isZero();
+    await("the watches are up", LIMIT, () -> age() < 1.0);
 
     JsonNode answer = admit();
     assertThat(answer.at("/response/allowed").asBoolean()).isTrue();
