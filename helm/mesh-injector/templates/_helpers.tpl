@@ -71,6 +71,11 @@ app.kubernetes.io/component: {{ .component }}
 {{- printf "%s-certs" (include "mesh-injector.fullname" .) | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
 
+{{/* The Lease that elects the one replica publishing capability labels. */}}
+{{- define "mesh-injector.labelLeaseName" -}}
+{{- printf "%s-labels" (include "mesh-injector.fullname" .) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
 {{/* The TLS Secret mounted as --tls-dir. The secret mode names an existing one. */}}
 {{- define "mesh-injector.tlsSecretName" -}}
 {{- if .Values.tls.secretName -}}
@@ -153,6 +158,9 @@ silently loses to the chart.
 {{- fail (printf "config.webhook.tls.%s is set by the chart; use tls.selfManaged.caValidityDays / certValidityDays instead" $key) -}}
 {{- end -}}
 {{- end -}}
+{{- if hasKey (dig "webhook" "cluster" dict $config) "labelLeaseName" -}}
+{{- fail "config.webhook.cluster.labelLeaseName is set by the chart (the RBAC Role names it)" -}}
+{{- end -}}
 {{- $lifetimes := include "mesh-injector.selfManagedValidityDays" . | fromJson -}}
 {{- $tls := dict
       "mode" .Values.tls.mode
@@ -162,7 +170,8 @@ silently loses to the chart.
       "leaseName" (include "mesh-injector.leaseName" .)
       "caValidity" (printf "%dd" (int $lifetimes.ca))
       "servingValidity" (printf "%dd" (int $lifetimes.cert)) -}}
-{{- $owned := dict "webhook" (dict "tls" $tls) -}}
+{{- $cluster := dict "labelLeaseName" (include "mesh-injector.labelLeaseName" .) -}}
+{{- $owned := dict "webhook" (dict "tls" $tls "cluster" $cluster) -}}
 {{- $merged := mergeOverwrite $config $owned -}}
 {{- toYaml $merged -}}
 {{- end -}}

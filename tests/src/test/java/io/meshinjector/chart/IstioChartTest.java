@@ -46,7 +46,7 @@ class IstioChartTest {
             Charts.parse(
                     Charts.renderWithoutTrustAnchors(
                         Charts.CHART,
-                        t -> t.set("config.mesh", "istio").set("rbac.cniPodsScope", "namespace")))
+                        t -> t.set("config.mesh", "istio")))
                 .stream()
                 .filter(d -> d.path("kind").asText().equals("Role"))
                 .map(d -> d.at("/metadata/namespace").asText()))

@@ -69,6 +69,7 @@ import org.springframework.boot.ssl.pem.PemContent;
 class WebhookChartTest {
   static final String SECRET = FULLNAME + "-tls";
   static final String LEASE = FULLNAME + "-certs";
+  static final String LABEL_LEASE = FULLNAME + "-labels";
   static final List<String> SERVICE_NAMES =
       List.of(
           FULLNAME,
@@ -647,15 +648,25 @@ class WebhookChartTest {
     assertThat(texts(mwcRule.path("verbs"))).containsExactlyInAnyOrder("get", "patch");
 
     assertThat(role.at("/metadata/namespace").asText()).isEqualTo(NS);
-    assertNamedExceptCreate(rulesFor(role, "secrets"), SECRET, Set.of("get", "update"));
-    assertNamedExceptCreate(rulesFor(role, "leases"), LEASE, Set.of("get", "update", "patch"));
+    assertNamedExceptCreate(rulesFor(role, "secrets"), List.of(SECRET), Set.of("get", "update"));
+    // the certificate manager's lease and the label publisher's
+    assertNamedExceptCreate(
+        rulesFor(role, "leases"), List.of(LEASE, LABEL_LEASE), Set.of("get", "update", "patch"));
 
     assertThat(verbs(clusterRole, "nodes"))
         .containsExactlyInAnyOrder("get", "list", "watch", "patch");
     assertThat(verbs(clusterRole, "namespaces")).containsExactlyInAnyOrder("get", "list", "watch");
     assertThat(verbs(clusterRole, "nodecapabilities"))
         .containsExactlyInAnyOrder("get", "list", "watch");
-    assertThat(verbs(clusterRole, "pods")).containsExactlyInAnyOrder("list", "watch");
+    assertThat(rulesFor(clusterRole, "pods")).as("no pod is read cluster-wide").isEmpty();
+    // the CNI DaemonSet's pods, in their namespace only
+    JsonNode cniRole = find(docs, "Role", FULLNAME + "-cni-pods");
+    assertThat(cniRole.at("/metadata/namespace").asText()).isEqualTo("linkerd-cni");
+    assertThat(cniRole.path("rules")).hasSize(1);
+    assertThat(verbs(cniRole, "pods")).containsExactlyInAnyOrder("list", "watch");
+    // the rendered config names the lease the Role grants
+    assertThat(configTree(docs).at("/webhook/cluster/labelLeaseName").asText())
+        .isEqualTo(LABEL_LEASE);
 
     String sa =
         find(docs, "Deployment", FULLNAME).at("/spec/template/spec/serviceAccountName").asText();
@@ -681,26 +692,39 @@ class WebhookChartTest {
                     .set("tls.caBundle", "eA=="))) {
       List<JsonNode> docs = render(mode);
 
-      assertThat(names(docs)).doesNotContain("Role/" + FULLNAME, "RoleBinding/" + FULLNAME);
+      // the label publisher's lease stays; no Secret, no certificate lease
+      JsonNode role = find(docs, "Role", FULLNAME);
+      assertThat(rulesFor(role, "secrets")).isEmpty();
+      assertNamedExceptCreate(
+          rulesFor(role, "leases"), List.of(LABEL_LEASE), Set.of("get", "update", "patch"));
       assertThat(rulesFor(find(docs, "ClusterRole", FULLNAME), "mutatingwebhookconfigurations"))
           .isEmpty();
+
+      List<JsonNode> quiet = render(t -> mode.apply(t).set("config.policy.publishLabels", false));
+      assertThat(names(quiet)).doesNotContain("Role/" + FULLNAME, "RoleBinding/" + FULLNAME);
     }
   }
 
   @Test
-  void rbacFollowsLabelPublishingAndTheCniPodScope() throws IOException {
+  void rbacFollowsLabelPublishingAndTheCniNamespace() throws IOException {
     List<JsonNode> docs =
         render(
-            t -> t.set("config.policy.publishLabels", false).set("rbac.cniPodsScope", "namespace"));
+            t ->
+                t.set("config.policy.publishLabels", false)
+                    .set("config.capabilities.cniDaemonSet.namespace", "cni-system"));
     JsonNode clusterRole = find(docs, "ClusterRole", FULLNAME);
     JsonNode cniRole = find(docs, "Role", FULLNAME + "-cni-pods");
 
     assertThat(verbs(clusterRole, "nodes")).doesNotContain("patch");
     assertThat(rulesFor(clusterRole, "pods")).isEmpty();
-    assertThat(cniRole.at("/metadata/namespace").asText()).isEqualTo("linkerd-cni");
+    assertNamedExceptCreate(
+        rulesFor(find(docs, "Role", FULLNAME), "leases"),
+        List.of(LEASE),
+        Set.of("get", "update", "patch"));
+    assertThat(cniRole.at("/metadata/namespace").asText()).isEqualTo("cni-system");
     assertThat(verbs(cniRole, "pods")).containsExactlyInAnyOrder("list", "watch");
     JsonNode binding = find(docs, "RoleBinding", FULLNAME + "-cni-pods");
-    assertThat(binding.at("/metadata/namespace").asText()).isEqualTo("linkerd-cni");
+    assertThat(binding.at("/metadata/namespace").asText()).isEqualTo("cni-system");
     assertThat(binding.at("/subjects/0/namespace").asText()).isEqualTo(NS);
   }
 
@@ -871,7 +895,8 @@ class WebhookChartTest {
    * create cannot be limited by name (the object has none yet), so it stands alone; every other
    * verb only on the one object.
    */
-  static void assertNamedExceptCreate(List<JsonNode> rules, String name, Set<String> namedVerbs) {
+  static void assertNamedExceptCreate(
+      List<JsonNode> rules, List<String> names, Set<String> namedVerbs) {
     assertThat(rules).hasSize(2);
     for (JsonNode rule : rules) {
       List<String> verbs = texts(rule.path("verbs"));
@@ -879,7 +904,7 @@ class WebhookChartTest {
         assertThat(verbs).containsExactly("create");
         assertThat(rule.has("resourceNames")).isFalse();
       } else {
-        assertThat(texts(rule.path("resourceNames"))).containsExactly(name);
+        assertThat(texts(rule.path("resourceNames"))).containsExactlyElementsOf(names);
         assertThat(verbs).containsExactlyInAnyOrderElementsOf(namedVerbs);
       }
     }

@@ -33,6 +33,11 @@ final class ClusterDetection {
     if (e.env().get("KUBERNETES_SERVICE_HOST") != null && Files.exists(e.serviceAccountToken())) {
       return Optional.of("in-cluster service account");
     }
+    // fabric8 reads the kubeconfig system property before the environment variable
+    String property = System.getProperty("kubeconfig");
+    if (property != null && !property.isBlank()) {
+      return Optional.of("kubeconfig=" + property);
+    }
     String kubeconfig = e.env().get("KUBECONFIG");
     if (kubeconfig != null && !kubeconfig.isBlank()) {
       return Optional.of("KUBECONFIG=" + kubeconfig);

@@ -1,19 +1,28 @@
 package io.meshinjector.webhook.cli;
 
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.VersionInfo;
 import io.meshinjector.certs.CertDirectory;
 import io.meshinjector.certs.EnsureResult;
 import io.meshinjector.certs.KeyType;
 import io.meshinjector.certs.SubjectNames;
-import io.meshinjector.engine.cluster.InMemoryClusterView;
 import io.meshinjector.engine.config.ConfigException;
 import io.meshinjector.engine.config.MeshConfig;
+import io.meshinjector.webhook.cluster.ClusterConnection;
+import io.meshinjector.webhook.cluster.LiveCluster;
+import io.meshinjector.webhook.cluster.ServerVersion;
+import io.meshinjector.webhook.config.ClusterSettings;
 import io.meshinjector.webhook.config.WebhookSettings;
 import io.meshinjector.webhook.server.ServerPorts;
 import io.meshinjector.webhook.server.WebhookServer;
+import io.meshinjector.webhook.tls.LeaderElection;
 import io.meshinjector.webhook.tls.TlsSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,7 +44,9 @@ import picocli.CommandLine.TypeConversionException;
       "Serves POST /mutate (admission.k8s.io/v1 and v1beta1), GET /healthz and GET /readyz over"
           + " HTTPS (TLS 1.3 and 1.2), and Prometheus metrics at /metrics on a plain-HTTP"
           + " management port.",
-      "Decides from the --cluster files; with none, from an empty cluster view (with a warning)."
+      "Decides from the --cluster files; with none, from the cluster it finds (in-cluster"
+          + " service account, else KUBECONFIG or ~/.kube/config) through informers; with neither,"
+          + " exits 1."
     })
 public final class ServeCommand implements Callable<Integer> {
   @Mixin SourceOptions sources;
@@ -103,7 +114,31 @@ public final class ServeCommand implements Callable<Integer> {
           spec.commandLine(), both + ": give --port and --metrics-port different ports");
     }
     List<Path> files = sources.clusterFiles();
-    InMemoryClusterView view = sources.view(config);
+    ClusterSettings clusterSettings = ClusterSettings.from(config);
+    ClusterConnection cluster;
+    if (!files.isEmpty()) {
+      cluster = ClusterConnection.fixed(sources.view(config), "the --cluster files " + files);
+    } else {
+      Optional<String> found = ClusterDetection.found();
+      if (found.isEmpty()) {
+        spec.commandLine()
+            .getErr()
+            .println(
+                "serve: no cluster to decide from: give --cluster FILE, run in a pod, or point"
+                    + " KUBECONFIG (or ~/.kube/config) at a cluster");
+        return ExitCodes.INPUT;
+      }
+      KubernetesClient client = new KubernetesClientBuilder().build();
+      config = withServerVersion(client, config);
+      cluster =
+          new LiveCluster(
+              client,
+              found.get(),
+              config,
+              clusterSettings,
+              podNamespace(),
+              LeaderElection.Timing.defaults());
+    }
     CertDirectory certs = new CertDirectory(tlsDir);
     List<String> selfSigned =
         TlsSettings.selfSignedNames(
@@ -115,7 +150,7 @@ public final class ServeCommand implements Callable<Integer> {
             KeyType.defaultType());
     context =
         WebhookServer.start(
-            new WebhookServer.Options(config, settings, view, certs.tlsCrt(), certs.tlsKey()));
+            new WebhookServer.Options(config, settings, cluster, certs.tlsCrt(), certs.tlsKey()));
     Logger log = LoggerFactory.getLogger(ServeCommand.class);
     if (tls instanceof EnsureResult.Generated) {
       log.info(
@@ -132,24 +167,64 @@ public final class ServeCommand implements Callable<Integer> {
           "proxy.trustAnchorsPEM is empty: injected proxies cannot get an identity from the"
               + " control plane; set it to the control plane's trust anchors");
     }
-    if (files.isEmpty()) {
-      log.warn(
-          "no --cluster files: deciding from an empty cluster view, so no namespace is enabled"
-              + " and every node verdict is unknown");
-    } else {
-      log.info("cluster view from {}", files);
-    }
-    if (ClusterDetection.found().isPresent()) {
-      log.warn(
-          "a cluster is reachable ({}), but this build decides from --cluster files only",
-          ClusterDetection.found().get());
-    }
+    log.info("cluster view: {}", cluster.describe());
     ServerPorts ports = context.getBean(ServerPorts.class);
     log.info(
         "serving https://0.0.0.0:{}/mutate; metrics at http://0.0.0.0:{}/metrics",
         ports.https(),
         ports.management());
     return ExitCodes.OK;
+  }
+
+  private static String podNamespace() {
+    String ns = System.getenv("POD_NAMESPACE");
+    return ns == null || ns.isBlank() ? TlsSettings.DEFAULT_NAMESPACE : ns;
+  }
+
+  /**
+   * Native sidecars need an API server of 1.29 or later; an older one would drop the init
+   * container's restartPolicy and the proxy would block the pod's start for ever.
+   */
+  private static MeshConfig withServerVersion(KubernetesClient client, MeshConfig config) {
+    Logger log = LoggerFactory.getLogger(ServeCommand.class);
+    VersionInfo version;
+    // one quick try: an API server that is down must not hold the start-up back (the informers
+    // wait for it on their own)
+    try (KubernetesClient once =
+        new KubernetesClientBuilder()
+            .withConfig(
+                new ConfigBuilder(client.getConfiguration())
+                    .withRequestRetryBackoffLimit(0)
+                    .withRequestTimeout(5000)
+                    .withConnectionTimeout(5000)
+                    .build())
+            .build()) {
+      version = once.getKubernetesVersion();
+    } catch (RuntimeException e) {
+      log.warn(
+          "cannot read the API server's version ({}): native sidecars follow the nodes' kubelets",
+          e.toString());
+      return config;
+    }
+    Optional<int[]> parsed = ServerVersion.parse(version);
+    if (parsed.isEmpty()) {
+      log.warn(
+          "the API server's version {}.{} cannot be read: native sidecars follow the nodes'"
+              + " kubelets",
+          version == null ? null : version.getMajor(),
+          version == null ? null : version.getMinor());
+      return config;
+    }
+    int[] v = parsed.get();
+    if (ServerVersion.supportsNativeSidecars(v)) {
+      log.info("API server {}.{}: native sidecars where the nodes run them", v[0], v[1]);
+      return config;
+    }
+    log.warn(
+        "API server {}.{} is older than 1.29: no native sidecars, whatever the nodes say",
+        v[0],
+        v[1]);
+    return ServerVersion.apply(config, v);
   }
 
   public ConfigurableApplicationContext context() {

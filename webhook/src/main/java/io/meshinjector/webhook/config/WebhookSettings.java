@@ -83,8 +83,9 @@ public record WebhookSettings(
             s.duration("tlsReloadQuietPeriod"),
             s.strings("selfSignedNames"),
             s.integer("selfSignedDays"));
-    // bound by io.meshinjector.webhook.tls.TlsSettings
+    // bound by io.meshinjector.webhook.tls.TlsSettings and ClusterSettings
     s.skip("tls");
+    s.skip("cluster");
     s.done();
     return settings;
   }

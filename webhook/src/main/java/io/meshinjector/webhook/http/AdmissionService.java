@@ -13,6 +13,8 @@ import io.meshinjector.webhook.mutation.PodShape;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -34,6 +36,7 @@ public final class AdmissionService {
   private final Supplier<ClusterView> view;
   private final AdmissionMetrics metrics;
   private final int maxRequestBytes;
+  private final Staleness staleness;
 
   public AdmissionService(
       AdmissionCodec codec,
@@ -41,6 +44,17 @@ public final class AdmissionService {
       Supplier<ClusterView> view,
       AdmissionMetrics metrics,
       int maxRequestBytes) {
+    this(codec, pipeline, view, metrics, maxRequestBytes, Staleness.never());
+  }
+
+  public AdmissionService(
+      AdmissionCodec codec,
+      InjectionPipeline pipeline,
+      Supplier<ClusterView> view,
+      AdmissionMetrics metrics,
+      int maxRequestBytes,
+      Staleness staleness) {
+    this.staleness = Objects.requireNonNull(staleness, "staleness");
     this.codec = Objects.requireNonNull(codec, "codec");
     this.pipeline = Objects.requireNonNull(pipeline, "pipeline");
     this.view = Objects.requireNonNull(view, "view");
@@ -144,19 +158,21 @@ public final class AdmissionService {
         pipeline.run(workload(meta, podName), request.object(), pod, view.get());
     Decision decision = result.decision();
     metrics.decision(decision);
+    List<String> warnings = new ArrayList<>(decision.warnings());
+    staleness.warning().ifPresent(warnings::add);
     Map<String, String> audit =
         Map.of("decision", decision.summary(), "outcome", decision.outcomeCode());
     if (decision.outcome() instanceof Outcome.Refuse refuse) {
       LOG.info("refused ({}): {}", refuse.reason().code(), refuse.message());
       return AdmissionReply.refused(
-          request, refuse.reason().code(), refuse.message(), decision.warnings(), audit);
+          request, refuse.reason().code(), refuse.message(), warnings, audit);
     }
     if (decision.outcome() instanceof Outcome.Skip skip) {
       LOG.info("admitted without injection ({}): {}", skip.reason().code(), skip.message());
-      return AdmissionReply.allowed(request, decision.warnings(), audit);
+      return AdmissionReply.allowed(request, warnings, audit);
     }
     LOG.info("injected: {} ({} patch operations)", decision.summary(), result.patch().size());
-    return AdmissionReply.patched(request, result.patch(), decision.warnings(), audit);
+    return AdmissionReply.patched(request, result.patch(), warnings, audit);
   }
 
   /** The name for logs: a ReplicaSet's pods have only a generateName at admission. */

@@ -1,5 +1,6 @@
 package io.meshinjector.webhook.http;
 
+import io.meshinjector.webhook.cluster.ViewHealth;
 import org.springframework.boot.availability.ApplicationAvailability;
 import org.springframework.boot.availability.LivenessState;
 import org.springframework.boot.availability.ReadinessState;
@@ -15,9 +16,11 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 public class HealthController {
   private final ApplicationAvailability availability;
+  private final ViewHealth view;
 
-  public HealthController(ApplicationAvailability availability) {
+  public HealthController(ApplicationAvailability availability, ViewHealth view) {
     this.availability = availability;
+    this.view = view;
   }
 
   @GetMapping("/healthz")
@@ -25,8 +28,18 @@ public class HealthController {
     return answer(availability.getLivenessState() == LivenessState.CORRECT);
   }
 
+  /**
+   * Ready once the application accepts traffic and the cluster view has synced once: before that,
+   * every namespace would look unannotated and every node unknown. A view that later falls behind
+   * keeps the replica ready; deciding from the last known state beats refusing every pod.
+   */
   @GetMapping("/readyz")
   public ResponseEntity<String> readyz() {
+    if (!view.synced()) {
+      return ResponseEntity.status(503)
+          .contentType(MediaType.TEXT_PLAIN)
+          .body("not ready: the cluster view has not synced yet\n");
+    }
     return answer(availability.getReadinessState() == ReadinessState.ACCEPTING_TRAFFIC);
   }
 

@@ -3,12 +3,17 @@ package io.meshinjector.webhook.server;
 import io.meshinjector.engine.RuleEngine;
 import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.config.MeshConfig;
+import io.meshinjector.webhook.cluster.ClusterConnection;
+import io.meshinjector.webhook.cluster.ViewHealth;
+import io.meshinjector.webhook.config.ClusterSettings;
 import io.meshinjector.webhook.config.WebhookSettings;
 import io.meshinjector.webhook.http.AdmissionCodec;
 import io.meshinjector.webhook.http.AdmissionController;
 import io.meshinjector.webhook.http.AdmissionService;
 import io.meshinjector.webhook.http.HealthController;
+import io.meshinjector.webhook.http.Staleness;
 import io.meshinjector.webhook.metrics.AdmissionMetrics;
+import io.meshinjector.webhook.metrics.ClusterViewMetrics;
 import io.meshinjector.webhook.mutation.InjectionPipeline;
 import io.meshinjector.webhook.mutation.Mutators;
 import io.meshinjector.webhook.tls.TlsConfiguration;
@@ -48,9 +53,23 @@ public class WebhookApplication {
       InjectionPipeline pipeline,
       WebhookSettings settings,
       ClusterView view,
+      ViewHealth health,
+      ClusterSettings clusterSettings,
       MeterRegistry registry) {
     return new AdmissionService(
-        codec, pipeline, () -> view, new AdmissionMetrics(registry), settings.maxRequestBytes());
+        codec,
+        pipeline,
+        () -> view,
+        new AdmissionMetrics(registry),
+        settings.maxRequestBytes(),
+        new Staleness(health, clusterSettings.staleAfter()));
+  }
+
+  /** Starts the cluster connection's informers and publisher with the server, stops them last. */
+  @Bean
+  ClusterLifecycle clusterLifecycle(ClusterConnection cluster, MeterRegistry registry) {
+    ClusterViewMetrics.register(registry, cluster.health());
+    return new ClusterLifecycle(cluster, registry);
   }
 
   @Bean

@@ -2,6 +2,8 @@ package io.meshinjector.webhook.server;
 
 import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.config.MeshConfig;
+import io.meshinjector.webhook.cluster.ClusterConnection;
+import io.meshinjector.webhook.config.ClusterSettings;
 import io.meshinjector.webhook.config.WebhookSettings;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -33,13 +35,23 @@ public final class WebhookServer {
    * @param tlsKey PEM private key (PKCS#8), reloaded when it changes
    */
   public record Options(
-      MeshConfig config, WebhookSettings settings, ClusterView view, Path tlsCert, Path tlsKey) {
+      MeshConfig config,
+      WebhookSettings settings,
+      ClusterConnection cluster,
+      Path tlsCert,
+      Path tlsKey) {
     public Options {
       Objects.requireNonNull(config, "config");
       Objects.requireNonNull(settings, "settings");
-      Objects.requireNonNull(view, "view");
+      Objects.requireNonNull(cluster, "cluster");
       Objects.requireNonNull(tlsCert, "tlsCert");
       Objects.requireNonNull(tlsKey, "tlsKey");
+    }
+
+    /** A view that never changes (files, tests). */
+    public Options(
+        MeshConfig config, WebhookSettings settings, ClusterView view, Path tlsCert, Path tlsKey) {
+      this(config, settings, ClusterConnection.fixed(view, "a fixed view"), tlsCert, tlsKey);
     }
   }
 
@@ -51,7 +63,10 @@ public final class WebhookServer {
           var beans = ctx.getBeanFactory();
           beans.registerSingleton("meshConfig", options.config());
           beans.registerSingleton("webhookSettings", options.settings());
-          beans.registerSingleton("clusterView", options.view());
+          beans.registerSingleton("clusterConnection", options.cluster());
+          beans.registerSingleton("clusterView", options.cluster().view());
+          beans.registerSingleton("viewHealth", options.cluster().health());
+          beans.registerSingleton("clusterSettings", ClusterSettings.from(options.config()));
         });
     // as command-line arguments: they outrank application.properties and the environment, and
     // they are in place before the logging system starts

@@ -14,7 +14,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Takes part in electing one leader on a Lease, for as long as it is open. fabric8's elector ends
  * when it loses the lease; this one then stands again, so a replica that lost the lease during an
- * API server hiccup can lead again later.
+ * API server hiccup can lead again later. Used for each job only one replica may do (self-managed
+ * TLS, the capability label publisher), each on a Lease of its own; {@code purpose} names the job
+ * in the logs.
  */
 public final class LeaderElection implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(LeaderElection.class);
@@ -26,6 +28,7 @@ public final class LeaderElection implements AutoCloseable {
     }
   }
 
+  private final String purpose;
   private final KubernetesClient client;
   private final String namespace;
   private final String leaseName;
@@ -45,6 +48,19 @@ public final class LeaderElection implements AutoCloseable {
       Timing timing,
       Runnable onStartLeading,
       Runnable onStopLeading) {
+    this("tls", client, namespace, leaseName, identity, timing, onStartLeading, onStopLeading);
+  }
+
+  public LeaderElection(
+      String purpose,
+      KubernetesClient client,
+      String namespace,
+      String leaseName,
+      String identity,
+      Timing timing,
+      Runnable onStartLeading,
+      Runnable onStopLeading) {
+    this.purpose = Objects.requireNonNull(purpose, "purpose");
     this.client = Objects.requireNonNull(client, "client");
     this.namespace = Objects.requireNonNull(namespace, "namespace");
     this.leaseName = Objects.requireNonNull(leaseName, "leaseName");
@@ -82,11 +98,28 @@ public final class LeaderElection implements AutoCloseable {
             return;
           }
           if (error != null) {
-            LOG.warn("tls: leader election on lease {}/{} ended: {}", namespace, leaseName, error);
+            LOG.warn(
+                "{}: leader election on lease {}/{} ended: {}",
+                purpose,
+                namespace,
+                leaseName,
+                error);
           }
           CompletableFuture.delayedExecutor(timing.retryPeriod().toMillis(), TimeUnit.MILLISECONDS)
               .execute(this::start);
         });
+  }
+
+  /** The pod name, unique among replicas; a random suffix keeps a restarted pod distinct. */
+  public static String podIdentity() {
+    String pod = System.getenv("POD_NAME");
+    if (pod == null || pod.isBlank()) {
+      pod = System.getenv("HOSTNAME");
+    }
+    if (pod == null || pod.isBlank()) {
+      pod = "mesh-injector";
+    }
+    return pod + "_" + java.util.UUID.randomUUID().toString().substring(0, 8);
   }
 
   public boolean isLeader() {
@@ -99,7 +132,7 @@ public final class LeaderElection implements AutoCloseable {
 
   private void started() {
     leading = true;
-    LOG.info("tls: {} leads on lease {}/{}", identity, namespace, leaseName);
+    LOG.info("{}: {} leads on lease {}/{}", purpose, identity, namespace, leaseName);
     onStartLeading.run();
   }
 
@@ -107,14 +140,14 @@ public final class LeaderElection implements AutoCloseable {
     boolean was = leading;
     leading = false;
     if (was) {
-      LOG.info("tls: {} no longer leads on lease {}/{}", identity, namespace, leaseName);
+      LOG.info("{}: {} no longer leads on lease {}/{}", purpose, identity, namespace, leaseName);
       onStopLeading.run();
     }
   }
 
   private void newLeader(String leader) {
     if (!identity.equals(leader)) {
-      LOG.info("tls: {} leads on lease {}/{}", leader, namespace, leaseName);
+      LOG.info("{}: {} leads on lease {}/{}", purpose, leader, namespace, leaseName);
     }
   }
 

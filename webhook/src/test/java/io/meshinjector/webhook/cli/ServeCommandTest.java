@@ -88,6 +88,30 @@ class ServeCommandTest {
         .contains("Default: " + expected + ".");
   }
 
+  @Test
+  void withNeitherClusterFilesNorAClusterItSaysSoInOneLineAndExits1(@TempDir Path home)
+      throws IOException {
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        System.getenv("KUBECONFIG") == null && System.getenv("KUBERNETES_SERVICE_HOST") == null,
+        "this environment points at a cluster");
+    String savedHome = System.getProperty("user.home");
+    String savedKubeconfig = System.clearProperty("kubeconfig");
+    System.setProperty("user.home", home.toString());
+    try {
+      Cli.Run run = Cli.run("serve", "--tls-dir", tls.toString());
+
+      assertThat(run.code()).isEqualTo(ExitCodes.INPUT);
+      assertThat(run.err().strip().lines()).hasSize(1);
+      assertThat(run.err()).contains("--cluster").contains("KUBECONFIG");
+    } finally {
+      System.setProperty("user.home", savedHome);
+      if (savedKubeconfig != null) {
+        System.setProperty("kubeconfig", savedKubeconfig);
+      }
+    }
+    assertNothingWritten();
+  }
+
   private void assertNothingWritten() throws IOException {
     try (Stream<Path> files = Files.list(tls)) {
       assertThat(files).as("a self-signed set means serve got past its checks").isEmpty();

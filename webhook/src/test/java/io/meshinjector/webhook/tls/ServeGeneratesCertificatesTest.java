@@ -6,6 +6,7 @@ import io.meshinjector.certs.CertDirectory;
 import io.meshinjector.webhook.MeshInjector;
 import io.meshinjector.webhook.cli.ServeCommand;
 import io.meshinjector.webhook.server.ServerPorts;
+import io.meshinjector.webhook.support.Reviews;
 import io.meshinjector.webhook.support.Tls;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -25,7 +26,14 @@ class ServeGeneratesCertificatesTest {
   void anEmptyTlsDirGetsASelfSignedSetThatIsServedAndMeasured() throws Exception {
     Path dir = tmp.resolve("empty");
     var cli = MeshInjector.commandLine();
-    assertThat(cli.execute("serve", "--port=0", "--metrics-port=0", "--tls-dir=" + dir)).isZero();
+    assertThat(
+            cli.execute(
+                "serve",
+                "--port=0",
+                "--metrics-port=0",
+                "--tls-dir=" + dir,
+                "--cluster=" + Reviews.example("cluster.yaml")))
+        .isZero();
     ConfigurableApplicationContext context =
         ((ServeCommand) cli.getSubcommands().get("serve").getCommand()).context();
     try {

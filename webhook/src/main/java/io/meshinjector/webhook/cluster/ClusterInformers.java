@@ -1,0 +1,308 @@
+package io.meshinjector.webhook.cluster;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.meshinjector.engine.capability.NodeCapabilityStatus;
+import io.meshinjector.engine.cluster.InMemoryClusterView;
+import io.meshinjector.engine.config.CniDaemonSet;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Feeds an {@link InMemoryClusterView} from four informers: Nodes, Namespaces, NodeCapabilities,
+ * and the mesh CNI DaemonSet's pods. Every object is trimmed on arrival, in the handlers and in the
+ * informers' own caches. fabric8's informers re-list and re-watch by themselves after the API
+ * server comes back; meanwhile the view keeps the last state it had, and {@link #age()} grows.
+ */
+public final class ClusterInformers implements ViewHealth, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ClusterInformers.class);
+
+  /** How often the watch state is sampled for {@link #age()}. */
+  static final Duration TICK = Duration.ofMillis(250);
+
+  private final KubernetesClient client;
+  private final InMemoryClusterView view;
+  private final CniDaemonSet cni;
+  private final Clock clock;
+  private final List<Consumer<String>> nodeListeners =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
+
+  /** CNI pod (namespace/name) to the node it makes ready. */
+  private final Map<String, String> readyCniPods = new ConcurrentHashMap<>();
+
+  private final ScheduledExecutorService ticker;
+  private SharedIndexInformer<Node> nodeInformer;
+  private volatile boolean synced;
+  private volatile boolean closed;
+  private volatile Instant lastInSync;
+
+  public ClusterInformers(
+      KubernetesClient client, InMemoryClusterView view, CniDaemonSet cni, Clock clock) {
+    this.client = Objects.requireNonNull(client, "client");
+    this.view = Objects.requireNonNull(view, "view");
+    this.cni = Objects.requireNonNull(cni, "cni");
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.ticker =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "cluster-view-age");
+              t.setDaemon(true);
+              return t;
+            });
+  }
+
+  /** Called with a node's name whenever something that may change its verdicts changed. */
+  public void onNodeChanged(Consumer<String> listener) {
+    nodeListeners.add(listener);
+  }
+
+  /** Starts the informers without waiting for them; {@link #synced()} tells when they are. */
+  public synchronized void start() {
+    nodeInformer =
+        informer(
+            client.nodes().runnableInformer(0),
+            Trimmed::node,
+            new Handler<Node>() {
+              @Override
+              void upsert(Node node) {
+                view.upsertNode(Trimmed.withoutPublishedLabels(Trimmed.node(node)));
+                changed(node.getMetadata().getName());
+              }
+
+              @Override
+              void remove(Node node) {
+                view.removeNode(node.getMetadata().getName());
+                changed(node.getMetadata().getName());
+              }
+            });
+    informer(
+        client.namespaces().runnableInformer(0),
+        Trimmed::namespace,
+        new Handler<Namespace>() {
+          @Override
+          void upsert(Namespace ns) {
+            view.upsertNamespace(Trimmed.namespace(ns));
+          }
+
+          @Override
+          void remove(Namespace ns) {
+            view.removeNamespace(ns.getMetadata().getName());
+          }
+        });
+    informer(
+        client
+            .genericKubernetesResources(
+                new ResourceDefinitionContext.Builder()
+                    .withGroup(NodeCapabilityStatus.GROUP)
+                    .withVersion(NodeCapabilityStatus.VERSION)
+                    .withPlural(NodeCapabilityStatus.PLURAL)
+                    .withKind(NodeCapabilityStatus.KIND)
+                    .withNamespaced(false)
+                    .build())
+            .runnableInformer(0),
+        ClusterInformers::trimNodeCapability,
+        new Handler<GenericKubernetesResource>() {
+          @Override
+          void upsert(GenericKubernetesResource report) {
+            String node = report.getMetadata().getName();
+            try {
+              view.upsert(report);
+            } catch (IllegalArgumentException e) {
+              // a malformed report tells nothing: the node falls back to its other sources
+              LOG.warn("ignoring a malformed report: {}", e.getMessage());
+              view.removeNodeCapability(node);
+            }
+            changed(node);
+          }
+
+          @Override
+          void remove(GenericKubernetesResource report) {
+            view.removeNodeCapability(report.getMetadata().getName());
+            changed(report.getMetadata().getName());
+          }
+        });
+    informer(
+        client
+            .pods()
+            .inNamespace(cni.namespace())
+            .withLabels(cni.podSelector())
+            .runnableInformer(0),
+        Trimmed::cniPod,
+        new Handler<Pod>() {
+          @Override
+          void upsert(Pod pod) {
+            cniPod(key(pod), CniPodReadiness.readyNode(pod));
+          }
+
+          @Override
+          void remove(Pod pod) {
+            cniPod(key(pod), Optional.empty());
+          }
+        });
+    for (SharedIndexInformer<?> informer : informers) {
+      informer.start();
+    }
+    ticker.scheduleWithFixedDelay(this::sample, 0, TICK.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  private <T extends HasMetadata> SharedIndexInformer<T> informer(
+      SharedIndexInformer<T> informer,
+      java.util.function.UnaryOperator<T> trim,
+      ResourceEventHandler<T> handler) {
+    informer.itemStore(new TrimmingStore<>(trim));
+    informer.addEventHandler(handler);
+    informer.exceptionHandler(
+        (isStarted, t) -> {
+          if (closed) {
+            return false;
+          }
+          LOG.warn(
+              "informer for {} failed, retrying: {}",
+              informer.getApiTypeClass().getSimpleName(),
+              t.toString());
+          return true;
+        });
+    informers.add(informer);
+    return informer;
+  }
+
+  private void cniPod(String pod, Optional<String> readyOn) {
+    String before =
+        readyOn.isPresent() ? readyCniPods.put(pod, readyOn.get()) : readyCniPods.remove(pod);
+    for (String node : new String[] {before, readyOn.orElse(null)}) {
+      if (node != null) {
+        // during a rolling update two pods of the DaemonSet may share a node
+        view.setCniReady(node, readyCniPods.containsValue(node));
+        changed(node);
+      }
+    }
+  }
+
+  private void changed(String node) {
+    for (Consumer<String> listener : nodeListeners) {
+      try {
+        listener.accept(node);
+      } catch (RuntimeException e) {
+        LOG.warn("a listener failed on node {}: {}", node, e.toString());
+      }
+    }
+  }
+
+  private static String key(Pod pod) {
+    return pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+  }
+
+  private static GenericKubernetesResource trimNodeCapability(GenericKubernetesResource r) {
+    GenericKubernetesResource out = new GenericKubernetesResource();
+    out.setApiVersion(r.getApiVersion());
+    out.setKind(r.getKind());
+    out.setMetadata(
+        new ObjectMetaBuilder()
+            .withName(r.getMetadata().getName())
+            .withResourceVersion(r.getMetadata().getResourceVersion())
+            .build());
+    Object status = r.getAdditionalProperties().get("status");
+    if (status != null) {
+      out.setAdditionalProperty("status", status);
+    }
+    return out;
+  }
+
+  private void sample() {
+    if (!synced && informers.stream().allMatch(SharedIndexInformer::hasSynced)) {
+      // the lists just delivered the whole state; the watches follow within moments
+      lastInSync = clock.instant();
+      synced = true;
+      LOG.info(
+          "cluster view in sync: {} nodes, {} cni-ready",
+          nodeInformer.getStore().list().size(),
+          Set.copyOf(readyCniPods.values()).size());
+    }
+    if (synced && informers.stream().allMatch(SharedIndexInformer::isWatching)) {
+      lastInSync = clock.instant();
+    }
+  }
+
+  @Override
+  public boolean synced() {
+    if (!synced) {
+      sample();
+    }
+    return synced;
+  }
+
+  @Override
+  public Optional<Duration> age() {
+    sample();
+    Instant at = lastInSync;
+    if (!synced || at == null) {
+      return Optional.empty();
+    }
+    Duration age = Duration.between(at, clock.instant());
+    return Optional.of(age.isNegative() ? Duration.ZERO : age);
+  }
+
+  /** The nodes as last seen, trimmed, with the capability labels they carry now. */
+  public Collection<Node> nodes() {
+    return nodeInformer == null ? List.of() : nodeInformer.getStore().list();
+  }
+
+  public Optional<Node> node(String name) {
+    return nodeInformer == null
+        ? Optional.empty()
+        : Optional.ofNullable(nodeInformer.getStore().getByKey(name));
+  }
+
+  @Override
+  public synchronized void close() {
+    closed = true;
+    ticker.shutdownNow();
+    informers.forEach(SharedIndexInformer::close);
+  }
+
+  /** Add and update do the same: the state wins, not the transition. */
+  private abstract static class Handler<T> implements ResourceEventHandler<T> {
+    abstract void upsert(T object);
+
+    abstract void remove(T object);
+
+    @Override
+    public void onAdd(T object) {
+      upsert(object);
+    }
+
+    @Override
+    public void onUpdate(T oldObject, T newObject) {
+      upsert(newObject);
+    }
+
+    @Override
+    public void onDelete(T object, boolean deletedFinalStateUnknown) {
+      remove(object);
+    }
+  }
+}

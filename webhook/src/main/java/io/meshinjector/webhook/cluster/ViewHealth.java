@@ -1,0 +1,32 @@
+package io.meshinjector.webhook.cluster;
+
+import java.time.Duration;
+import java.util.Optional;
+
+/** Whether the cluster view can be decided from, and how far behind the cluster it may be. */
+public interface ViewHealth {
+
+  /** True once every source has delivered its first full state; never false again after. */
+  boolean synced();
+
+  /**
+   * How long the view has not been known to be in sync with the API server: zero while every
+   * informer is watching, growing while one is cut off; empty before the first sync.
+   */
+  Optional<Duration> age();
+
+  /** A view from files: complete from the start and never behind. */
+  static ViewHealth fixed() {
+    return new ViewHealth() {
+      @Override
+      public boolean synced() {
+        return true;
+      }
+
+      @Override
+      public Optional<Duration> age() {
+        return Optional.of(Duration.ZERO);
+      }
+    };
+  }
+}

@@ -1,0 +1,24 @@
+package io.meshinjector.webhook.metrics;
+
+import io.meshinjector.webhook.cluster.ViewHealth;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+
+/** The cluster view's freshness, as Prometheus series. */
+public final class ClusterViewMetrics {
+  static final String AGE = "mesh_injector_cluster_view_age_seconds";
+  static final String SYNCED = "mesh_injector_cluster_view_synced";
+
+  private ClusterViewMetrics() {}
+
+  public static void register(MeterRegistry registry, ViewHealth health) {
+    Gauge.builder(AGE, health, h -> h.age().map(a -> a.toMillis() / 1000.0).orElse(Double.NaN))
+        .description(
+            "Seconds the cluster view has not been known to be in sync with the API server: 0"
+                + " while every informer watches; NaN before the first sync")
+        .register(registry);
+    Gauge.builder(SYNCED, health, h -> h.synced() ? 1 : 0)
+        .description("1 once every informer has delivered its first full state")
+        .register(registry);
+  }
+}
