@@ -45,8 +45,7 @@ class IstioChartTest {
     assertThat(
             Charts.parse(
                     Charts.renderWithoutTrustAnchors(
-                        Charts.CHART,
-                        t -> t.set("config.mesh", "istio")))
+                        Charts.CHART, t -> t.set("config.mesh", "istio")))
                 .stream()
                 .filter(d -> d.path("kind").asText().equals("Role"))
                 .map(d -> d.at("/metadata/namespace").asText()))
