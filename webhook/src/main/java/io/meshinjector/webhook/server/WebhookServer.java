@@ -3,10 +3,12 @@ package io.meshinjector.webhook.server;
 import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.webhook.config.WebhookSettings;
+import io.meshinjector.webhook.logging.AsyncConsole;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import org.slf4j.LoggerFactory;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -52,6 +54,8 @@ public final class WebhookServer {
           beans.registerSingleton("meshConfig", options.config());
           beans.registerSingleton("webhookSettings", options.settings());
           beans.registerSingleton("clusterView", options.view());
+          // logging is set up by now (environment prepared); request threads only queue lines
+          AsyncConsole.install(LoggerFactory.getILoggerFactory());
         });
     // as command-line arguments: they outrank application.properties and the environment, and
     // they are in place before the logging system starts
