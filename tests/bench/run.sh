@@ -18,6 +18,7 @@
 #   BENCH_SERVERS="nginx josdk-peer mesh-injector"   which servers, in this order
 #   BENCH_SKIP_BUILD=1        use the jars already built
 #   BENCH_JAVA_OPTS=...       extra JVM flags for mesh-injector (e.g. to compare TLS stacks)
+#   BENCH_NMT=1               with BENCH_JAVA_OPTS=-XX:NativeMemoryTracking=summary: writes nmt.txt
 #   BENCH_OUT=DIR             where inputs, logs and results go (default tests/bench/target)
 set -euo pipefail
 
@@ -197,6 +198,11 @@ for name in $servers; do
   read -r _ h2_p50 h2_p99 h2_bad2 <<< "$(h2_run "$port" 2 "$duration")"
   echo "HTTP/2 2 connections: p50 $h2_p50 ms, p99 $h2_p99 ms, non-2xx $h2_bad2"
   rss=$(rss_mib "$pid")
+  if [ "$name" = mesh-injector ] && [ -n "${BENCH_NMT:-}" ]; then
+    # with BENCH_JAVA_OPTS=-XX:NativeMemoryTracking=summary: where the RSS goes
+    "$(dirname "$(MESH_INJECTOR_DRY_RUN=1 "$root/bin/mesh-injector" | awk '{print $1}')")/jcmd" "$pid" \
+      VM.native_memory summary > "$out/nmt.txt" 2>&1 || true
+  fi
   echo "RSS after load: $rss MiB"
   kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true
   results+=("$(printf '%-14s %6s %8s %7s %7s %8s %7s %7s %7s %6s' "$name" "$ready" "$h1_rps" "$h1_p50" "$h1_p99" \
