@@ -75,9 +75,10 @@ export BENCH_BODY=$body
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 now_ms() { date +%s%3N; }
-rss_mib() { # the sum over a process and its children, in MiB
-  local pids; pids=$(pgrep -P "$1" 2>/dev/null | tr '\n' ' ')
-  ps -o rss= -p "$1 $pids" 2>/dev/null | awk '{s+=$1} END {printf "%.0f", s/1024}'
+rss_mib() { # the sum over a process and its children (nginx's workers), in MiB
+  local pids
+  pids=$( (echo "$1"; pgrep -P "$1" 2>/dev/null || true) | paste -sd, -)
+  { ps -o rss= -p "$pids" 2>/dev/null || true; } | awk '{s+=$1} END {printf "%.0f", s/1024}'
 }
 wait_ready() { # pid port: milliseconds from $started until GET /readyz answers 200
   local deadline=$(( $(now_ms) + 120000 ))
