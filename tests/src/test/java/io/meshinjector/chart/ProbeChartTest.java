@@ -135,7 +135,7 @@ class ProbeChartTest {
     List<String> command = new ArrayList<>(texts(container.path("command")));
     command.addAll(texts(container.path("args")));
     assertThat(String.join(" ", command))
-        .startsWith("java -jar /app/mesh-injector.jar probe --node $(NODE_NAME) --host-root /host")
+        .startsWith("/app/bin/mesh-injector probe --node $(NODE_NAME) --host-root /host")
         .contains("--interval 5m")
         .contains("--cni-plugin linkerd-cni");
     JsonNode nodeName = container.path("env").get(0);

@@ -445,9 +445,7 @@ class WebhookChartTest {
     command.addAll(texts(container.path("args")));
     assertThat(command)
         .containsExactly(
-            "java",
-            "-jar",
-            "/app/mesh-injector.jar",
+            "/app/bin/mesh-injector",
             "serve",
             "--config",
             "/etc/mesh-injector/config.yaml",

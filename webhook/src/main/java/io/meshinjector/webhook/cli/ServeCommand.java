@@ -15,10 +15,12 @@ import io.meshinjector.webhook.cluster.LiveCluster;
 import io.meshinjector.webhook.cluster.ServerVersion;
 import io.meshinjector.webhook.config.ClusterSettings;
 import io.meshinjector.webhook.config.WebhookSettings;
+import io.meshinjector.webhook.server.AotTraining;
 import io.meshinjector.webhook.server.ServerPorts;
 import io.meshinjector.webhook.server.WebhookServer;
 import io.meshinjector.webhook.tls.LeaderElection;
 import io.meshinjector.webhook.tls.TlsSettings;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -173,6 +175,9 @@ public final class ServeCommand implements Callable<Integer> {
         "serving https://0.0.0.0:{}/mutate; metrics at http://0.0.0.0:{}/metrics",
         ports.https(),
         ports.management());
+    if (AotTraining.requested()) {
+      return train(ports, certs);
+    }
     return ExitCodes.OK;
   }
 
@@ -225,6 +230,25 @@ public final class ServeCommand implements Callable<Integer> {
         v[0],
         v[1]);
     return ServerVersion.apply(config, v);
+  }
+
+  /**
+   * A training run for the AOT cache: the workload, then a normal exit, when the cache is written.
+   */
+  private int train(ServerPorts ports, CertDirectory certs) {
+    int code = ExitCodes.OK;
+    try {
+      Path trust = Files.exists(certs.caCrt()) ? certs.caCrt() : certs.tlsCrt();
+      if (AotTraining.run(ports, trust) == 0) {
+        code = ExitCodes.INPUT;
+      }
+    } catch (Exception e) {
+      LoggerFactory.getLogger(ServeCommand.class).error("AOT training failed", e);
+      code = ExitCodes.INPUT;
+    }
+    context.close();
+    System.exit(code);
+    return code;
   }
 
   public ConfigurableApplicationContext context() {

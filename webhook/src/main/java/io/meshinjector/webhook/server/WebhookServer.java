@@ -5,10 +5,12 @@ import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.webhook.cluster.ClusterConnection;
 import io.meshinjector.webhook.config.ClusterSettings;
 import io.meshinjector.webhook.config.WebhookSettings;
+import io.meshinjector.webhook.logging.AsyncConsole;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import org.slf4j.LoggerFactory;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -67,6 +69,8 @@ public final class WebhookServer {
           beans.registerSingleton("clusterView", options.cluster().view());
           beans.registerSingleton("viewHealth", options.cluster().health());
           beans.registerSingleton("clusterSettings", ClusterSettings.from(options.config()));
+          // logging is set up by now (environment prepared); request threads only queue lines
+          AsyncConsole.install(LoggerFactory.getILoggerFactory());
         });
     // as command-line arguments: they outrank application.properties and the environment, and
     // they are in place before the logging system starts
@@ -81,6 +85,9 @@ public final class WebhookServer {
     p.add("--spring.jmx.enabled=false");
     p.add("--server.port=" + s.port());
     p.add("--server.http2.enabled=true");
+    // Tomcat closes a kept-alive HTTP/1.1 connection after 100 requests by default; the API server
+    // then pays a new TLS handshake on the next admission, which is where p99 goes
+    p.add("--server.tomcat.max-keep-alive-requests=-1");
     p.add("--server.ssl.bundle=webhook");
     p.add("--server.ssl.enabled-protocols=TLSv1.3,TLSv1.2");
     p.add("--spring.ssl.bundle.pem.webhook.keystore.certificate=file:" + options.tlsCert());

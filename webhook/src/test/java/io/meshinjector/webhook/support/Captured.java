@@ -1,8 +1,10 @@
 package io.meshinjector.webhook.support;
 
+import ch.qos.logback.classic.AsyncAppender;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.Appender;
 import ch.qos.logback.core.AppenderBase;
 import ch.qos.logback.core.OutputStreamAppender;
 import ch.qos.logback.core.encoder.Encoder;
@@ -33,7 +35,15 @@ public final class Captured extends AppenderBase<ILoggingEvent> implements AutoC
     Logger root = context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
     Encoder<ILoggingEvent> console = null;
     for (var it = root.iteratorForAppenders(); it.hasNext(); ) {
-      if (it.next() instanceof OutputStreamAppender<ILoggingEvent> out) {
+      Appender<ILoggingEvent> appender = it.next();
+      if (appender instanceof AsyncAppender async) {
+        // the console sits behind the asynchronous appender in `serve`
+        for (var inner = async.iteratorForAppenders(); inner.hasNext(); ) {
+          if (inner.next() instanceof OutputStreamAppender<ILoggingEvent> out) {
+            console = out.getEncoder();
+          }
+        }
+      } else if (appender instanceof OutputStreamAppender<ILoggingEvent> out) {
         console = out.getEncoder();
       }
     }
