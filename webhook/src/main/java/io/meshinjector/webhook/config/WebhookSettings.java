@@ -85,6 +85,10 @@ public record WebhookSettings(
             s.integer("selfSignedDays"));
     // bound by io.meshinjector.webhook.tls.TlsSettings
     s.skip("tls");
+    // bound by io.meshinjector.webhook.http.PodLimits and
+    // io.meshinjector.webhook.server.ServerSettings
+    s.skip("podLimits");
+    s.skip("server");
     s.done();
     return settings;
   }

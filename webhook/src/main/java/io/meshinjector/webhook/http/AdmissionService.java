@@ -34,18 +34,21 @@ public final class AdmissionService {
   private final Supplier<ClusterView> view;
   private final AdmissionMetrics metrics;
   private final int maxRequestBytes;
+  private final PodLimits podLimits;
 
   public AdmissionService(
       AdmissionCodec codec,
       InjectionPipeline pipeline,
       Supplier<ClusterView> view,
       AdmissionMetrics metrics,
-      int maxRequestBytes) {
+      int maxRequestBytes,
+      PodLimits podLimits) {
     this.codec = Objects.requireNonNull(codec, "codec");
     this.pipeline = Objects.requireNonNull(pipeline, "pipeline");
     this.view = Objects.requireNonNull(view, "view");
     this.metrics = Objects.requireNonNull(metrics, "metrics");
     this.maxRequestBytes = maxRequestBytes;
+    this.podLimits = Objects.requireNonNull(podLimits, "podLimits");
   }
 
   public AdmissionCodec codec() {
@@ -122,6 +125,11 @@ public final class AdmissionService {
     }
     if (request.object() == null || !request.object().isObject()) {
       throw new AdmissionCodec.BadRequest("the Pod CREATE request has no object");
+    }
+    // before the pod is bound or walked: an oversized one costs no more than this count
+    Optional<String> overLimit = podLimits.problem(request.object());
+    if (overLimit.isPresent()) {
+      throw new AdmissionCodec.BadRequest("request.object is over a limit: " + overLimit.get());
     }
     Pod pod = codec.pod(request.object());
     Optional<String> problem = PodShape.problem(request.object());

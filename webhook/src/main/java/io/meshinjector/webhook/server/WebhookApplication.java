@@ -8,6 +8,7 @@ import io.meshinjector.webhook.http.AdmissionCodec;
 import io.meshinjector.webhook.http.AdmissionController;
 import io.meshinjector.webhook.http.AdmissionService;
 import io.meshinjector.webhook.http.HealthController;
+import io.meshinjector.webhook.http.PodLimits;
 import io.meshinjector.webhook.metrics.AdmissionMetrics;
 import io.meshinjector.webhook.mutation.InjectionPipeline;
 import io.meshinjector.webhook.mutation.Mutators;
@@ -16,6 +17,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 
@@ -48,9 +50,30 @@ public class WebhookApplication {
       InjectionPipeline pipeline,
       WebhookSettings settings,
       ClusterView view,
-      MeterRegistry registry) {
+      MeterRegistry registry,
+      MeshConfig config) {
     return new AdmissionService(
-        codec, pipeline, () -> view, new AdmissionMetrics(registry), settings.maxRequestBytes());
+        codec,
+        pipeline,
+        () -> view,
+        new AdmissionMetrics(registry),
+        settings.maxRequestBytes(),
+        PodLimits.from(config));
+  }
+
+  @Bean
+  ServerSettings serverSettings(MeshConfig config) {
+    return ServerSettings.from(config);
+  }
+
+  @Bean
+  ConnectorLimits connectorLimits(ServerSettings settings) {
+    return new ConnectorLimits(settings);
+  }
+
+  @Bean
+  ShutdownDrain shutdownDrain(ApplicationEventPublisher events, ServerSettings settings) {
+    return new ShutdownDrain(events, settings.drainPeriod());
   }
 
   @Bean

@@ -3,6 +3,7 @@ package io.meshinjector.webhook.server;
 import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.webhook.config.WebhookSettings;
+import io.meshinjector.webhook.tls.TlsConfiguration;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -67,7 +68,14 @@ public final class WebhookServer {
     p.add("--server.port=" + s.port());
     p.add("--server.http2.enabled=true");
     p.add("--server.ssl.bundle=webhook");
-    p.add("--server.ssl.enabled-protocols=TLSv1.3,TLSv1.2");
+    // on the bundle: with server.ssl.bundle set, Tomcat takes protocols and ciphers from the
+    // bundle's options, not from server.ssl.*
+    p.add(
+        "--spring.ssl.bundle.pem.webhook.options.enabled-protocols="
+            + String.join(",", TlsConfiguration.PROTOCOLS));
+    p.add(
+        "--spring.ssl.bundle.pem.webhook.options.ciphers="
+            + String.join(",", TlsConfiguration.CIPHERS));
     p.add("--spring.ssl.bundle.pem.webhook.keystore.certificate=file:" + options.tlsCert());
     p.add("--spring.ssl.bundle.pem.webhook.keystore.private-key=file:" + options.tlsKey());
     p.add("--spring.ssl.bundle.pem.webhook.reload-on-update=true");
@@ -77,6 +85,18 @@ public final class WebhookServer {
         "--spring.ssl.bundle.watch.file.quiet-period="
             + s.tlsReloadQuietPeriod().toMillis()
             + "ms");
+    ServerSettings server = ServerSettings.from(options.config());
+    // SIGTERM: ShutdownDrain keeps serving for the drain period, then requests in flight finish
+    p.add("--server.shutdown=graceful");
+    p.add(
+        "--spring.lifecycle.timeout-per-shutdown-phase="
+            + server.shutdownTimeout().toMillis()
+            + "ms");
+    p.add("--server.tomcat.connection-timeout=" + server.headerTimeout().toMillis() + "ms");
+    p.add("--server.tomcat.keep-alive-timeout=" + server.idleTimeout().toMillis() + "ms");
+    p.add("--server.tomcat.max-connections=" + server.maxConnections());
+    p.add("--server.tomcat.accept-count=" + server.acceptCount());
+    p.add("--server.tomcat.threads.max=" + server.maxThreads());
     p.add("--server.error.include-stacktrace=never");
     p.add("--server.error.include-message=never");
     p.add("--server.error.include-exception=false");
