@@ -159,7 +159,24 @@ silently loses to the chart.
       "leaseName" (include "mesh-injector.leaseName" .)
       "caValidity" (printf "%dd" (int $lifetimes.ca))
       "servingValidity" (printf "%dd" (int $lifetimes.cert)) -}}
-{{- $owned := dict "webhook" (dict "tls" $tls) -}}
+{{- $userServer := dig "webhook" "server" dict $config -}}
+{{- range $key := list "drainPeriod" "shutdownTimeout" -}}
+{{- if hasKey $userServer $key -}}
+{{- fail (printf "config.webhook.server.%s is set by the chart; use shutdown.drainSeconds / shutdown.timeoutSeconds instead" $key) -}}
+{{- end -}}
+{{- end -}}
+{{- $server := dict
+      "drainPeriod" (printf "%ds" (int .Values.shutdown.drainSeconds))
+      "shutdownTimeout" (printf "%ds" (int .Values.shutdown.timeoutSeconds)) -}}
+{{- $owned := dict "webhook" (dict "tls" $tls "server" $server) -}}
 {{- $merged := mergeOverwrite $config $owned -}}
 {{- toYaml $merged -}}
+{{- end -}}
+
+{{/*
+The pod's termination grace: the preStop pause, the drain after SIGTERM, the time requests in flight
+get, and a margin for the JVM to exit; the kubelet kills the container when it runs out.
+*/}}
+{{- define "mesh-injector.terminationGracePeriodSeconds" -}}
+{{- add (int .Values.shutdown.preStopSeconds) (int .Values.shutdown.drainSeconds) (int .Values.shutdown.timeoutSeconds) 5 -}}
 {{- end -}}
