@@ -171,7 +171,16 @@ silently loses to the chart.
       "caValidity" (printf "%dd" (int $lifetimes.ca))
       "servingValidity" (printf "%dd" (int $lifetimes.cert)) -}}
 {{- $cluster := dict "labelLeaseName" (include "mesh-injector.labelLeaseName" .) -}}
-{{- $owned := dict "webhook" (dict "tls" $tls "cluster" $cluster) -}}
+{{- $userServer := dig "webhook" "server" dict $config -}}
+{{- range $key := list "drainPeriod" "shutdownTimeout" -}}
+{{- if hasKey $userServer $key -}}
+{{- fail (printf "config.webhook.server.%s is set by the chart; use shutdown.drainSeconds / shutdown.timeoutSeconds instead" $key) -}}
+{{- end -}}
+{{- end -}}
+{{- $server := dict
+      "drainPeriod" (printf "%ds" (int .Values.shutdown.drainSeconds))
+      "shutdownTimeout" (printf "%ds" (int .Values.shutdown.timeoutSeconds)) -}}
+{{- $owned := dict "webhook" (dict "tls" $tls "cluster" $cluster "server" $server) -}}
 {{- $merged := mergeOverwrite $config $owned -}}
 {{- toYaml $merged -}}
 {{- end -}}
@@ -187,4 +196,12 @@ plugin's type).
 {{- fail (printf "config.mesh must be linkerd or istio, got %q" $mesh) -}}
 {{- end -}}
 {{- $mesh -}}
+{{- end -}}
+
+{{/*
+The pod's termination grace: the preStop pause, the drain after SIGTERM, the time requests in flight
+get, and a margin for the JVM to exit; the kubelet kills the container when it runs out.
+*/}}
+{{- define "mesh-injector.terminationGracePeriodSeconds" -}}
+{{- add (int .Values.shutdown.preStopSeconds) (int .Values.shutdown.drainSeconds) (int .Values.shutdown.timeoutSeconds) 5 -}}
 {{- end -}}

@@ -67,6 +67,8 @@ class ProbeChartTest {
             "ServiceAccount/mi-mesh-injector-probe",
             "ClusterRole/mi-mesh-injector-probe",
             "ClusterRoleBinding/mi-mesh-injector-probe",
+            "ValidatingAdmissionPolicy/mi-mesh-injector-node-capability-writers",
+            "ValidatingAdmissionPolicyBinding/mi-mesh-injector-node-capability-writers",
             "DaemonSet/mi-mesh-injector-probe");
   }
 

@@ -205,8 +205,9 @@ class WebhookChartTest {
         .hasMessageContaining(
             "tls.selfManaged.certValidityDays (400) must not be greater than caValidityDays"
                 + " (365)");
+    // values.schema.json refuses it before the template's own check
     assertThatThrownBy(() -> render(t -> t.set("tls.selfManaged.certValidityDays", 0)))
-        .hasMessageContaining("must be at least 1");
+        .hasMessageContaining("at '/tls/selfManaged/certValidityDays'");
     // equal lifetimes are allowed: the serving cert then ends with its CA
     assertThat(
             render(
@@ -392,7 +393,9 @@ class WebhookChartTest {
     assertThatThrownBy(() -> render(t -> t.set("tls.mode", "secret").set("tls.secretName", "x")))
         .hasMessageContaining("tls.mode=secret needs tls.caBundle");
     assertThatThrownBy(() -> render(t -> t.set("tls.mode", "vault")))
-        .hasMessageContaining("tls.mode must be one of self-managed, cert-manager, secret");
+        // values.schema.json refuses it before the template's own check
+        .hasMessageContaining(
+            "at '/tls/mode': value must be one of 'self-managed', 'cert-manager', 'secret'");
   }
 
   // ---- the Deployment -----------------------------------------------------------------------

@@ -86,6 +86,10 @@ public record WebhookSettings(
     // bound by io.meshinjector.webhook.tls.TlsSettings and ClusterSettings
     s.skip("tls");
     s.skip("cluster");
+    // bound by io.meshinjector.webhook.http.PodLimits and
+    // io.meshinjector.webhook.server.ServerSettings
+    s.skip("podLimits");
+    s.skip("server");
     s.done();
     return settings;
   }

@@ -37,14 +37,16 @@ public final class AdmissionService {
   private final AdmissionMetrics metrics;
   private final int maxRequestBytes;
   private final Staleness staleness;
+  private final PodLimits podLimits;
 
   public AdmissionService(
       AdmissionCodec codec,
       InjectionPipeline pipeline,
       Supplier<ClusterView> view,
       AdmissionMetrics metrics,
-      int maxRequestBytes) {
-    this(codec, pipeline, view, metrics, maxRequestBytes, Staleness.never());
+      int maxRequestBytes,
+      PodLimits podLimits) {
+    this(codec, pipeline, view, metrics, maxRequestBytes, podLimits, Staleness.never());
   }
 
   public AdmissionService(
@@ -53,6 +55,7 @@ public final class AdmissionService {
       Supplier<ClusterView> view,
       AdmissionMetrics metrics,
       int maxRequestBytes,
+      PodLimits podLimits,
       Staleness staleness) {
     this.staleness = Objects.requireNonNull(staleness, "staleness");
     this.codec = Objects.requireNonNull(codec, "codec");
@@ -60,6 +63,7 @@ public final class AdmissionService {
     this.view = Objects.requireNonNull(view, "view");
     this.metrics = Objects.requireNonNull(metrics, "metrics");
     this.maxRequestBytes = maxRequestBytes;
+    this.podLimits = Objects.requireNonNull(podLimits, "podLimits");
   }
 
   public AdmissionCodec codec() {
@@ -136,6 +140,11 @@ public final class AdmissionService {
     }
     if (request.object() == null || !request.object().isObject()) {
       throw new AdmissionCodec.BadRequest("the Pod CREATE request has no object");
+    }
+    // before the pod is bound or walked: an oversized one costs no more than this count
+    Optional<String> overLimit = podLimits.problem(request.object());
+    if (overLimit.isPresent()) {
+      throw new AdmissionCodec.BadRequest("request.object is over a limit: " + overLimit.get());
     }
     Pod pod = codec.pod(request.object());
     Optional<String> problem = PodShape.problem(request.object());

@@ -12,6 +12,7 @@ import io.meshinjector.webhook.http.AdmissionController;
 import io.meshinjector.webhook.http.AdmissionService;
 import io.meshinjector.webhook.http.HealthController;
 import io.meshinjector.webhook.http.Staleness;
+import io.meshinjector.webhook.http.PodLimits;
 import io.meshinjector.webhook.metrics.AdmissionMetrics;
 import io.meshinjector.webhook.metrics.ClusterViewMetrics;
 import io.meshinjector.webhook.mutation.InjectionPipeline;
@@ -21,6 +22,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 
@@ -55,13 +57,15 @@ public class WebhookApplication {
       ClusterView view,
       ViewHealth health,
       ClusterSettings clusterSettings,
-      MeterRegistry registry) {
+      MeterRegistry registry,
+      MeshConfig config) {
     return new AdmissionService(
         codec,
         pipeline,
         () -> view,
         new AdmissionMetrics(registry),
         settings.maxRequestBytes(),
+        PodLimits.from(config),
         new Staleness(health, clusterSettings.staleAfter()));
   }
 
@@ -70,6 +74,21 @@ public class WebhookApplication {
   ClusterLifecycle clusterLifecycle(ClusterConnection cluster, MeterRegistry registry) {
     ClusterViewMetrics.register(registry, cluster.health());
     return new ClusterLifecycle(cluster, registry);
+  }
+
+  @Bean
+  ServerSettings serverSettings(MeshConfig config) {
+    return ServerSettings.from(config);
+  }
+
+  @Bean
+  ConnectorLimits connectorLimits(ServerSettings settings) {
+    return new ConnectorLimits(settings);
+  }
+
+  @Bean
+  ShutdownDrain shutdownDrain(ApplicationEventPublisher events, ServerSettings settings) {
+    return new ShutdownDrain(events, settings.drainPeriod());
   }
 
   @Bean

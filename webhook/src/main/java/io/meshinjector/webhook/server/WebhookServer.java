@@ -6,6 +6,7 @@ import io.meshinjector.webhook.cluster.ClusterConnection;
 import io.meshinjector.webhook.config.ClusterSettings;
 import io.meshinjector.webhook.config.WebhookSettings;
 import io.meshinjector.webhook.logging.AsyncConsole;
+import io.meshinjector.webhook.tls.TlsConfiguration;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -89,7 +90,14 @@ public final class WebhookServer {
     // then pays a new TLS handshake on the next admission, which is where p99 goes
     p.add("--server.tomcat.max-keep-alive-requests=-1");
     p.add("--server.ssl.bundle=webhook");
-    p.add("--server.ssl.enabled-protocols=TLSv1.3,TLSv1.2");
+    // on the bundle: with server.ssl.bundle set, Tomcat takes protocols and ciphers from the
+    // bundle's options, not from server.ssl.*
+    p.add(
+        "--spring.ssl.bundle.pem.webhook.options.enabled-protocols="
+            + String.join(",", TlsConfiguration.PROTOCOLS));
+    p.add(
+        "--spring.ssl.bundle.pem.webhook.options.ciphers="
+            + String.join(",", TlsConfiguration.CIPHERS));
     p.add("--spring.ssl.bundle.pem.webhook.keystore.certificate=file:" + options.tlsCert());
     p.add("--spring.ssl.bundle.pem.webhook.keystore.private-key=file:" + options.tlsKey());
     p.add("--spring.ssl.bundle.pem.webhook.reload-on-update=true");
@@ -99,6 +107,18 @@ public final class WebhookServer {
         "--spring.ssl.bundle.watch.file.quiet-period="
             + s.tlsReloadQuietPeriod().toMillis()
             + "ms");
+    ServerSettings server = ServerSettings.from(options.config());
+    // SIGTERM: ShutdownDrain keeps serving for the drain period, then requests in flight finish
+    p.add("--server.shutdown=graceful");
+    p.add(
+        "--spring.lifecycle.timeout-per-shutdown-phase="
+            + server.shutdownTimeout().toMillis()
+            + "ms");
+    p.add("--server.tomcat.connection-timeout=" + server.headerTimeout().toMillis() + "ms");
+    p.add("--server.tomcat.keep-alive-timeout=" + server.idleTimeout().toMillis() + "ms");
+    p.add("--server.tomcat.max-connections=" + server.maxConnections());
+    p.add("--server.tomcat.accept-count=" + server.acceptCount());
+    p.add("--server.tomcat.threads.max=" + server.maxThreads());
     p.add("--server.error.include-stacktrace=never");
     p.add("--server.error.include-message=never");
     p.add("--server.error.include-exception=false");

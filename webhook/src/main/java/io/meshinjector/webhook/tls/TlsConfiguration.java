@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.meshinjector.engine.config.MeshConfig;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Supplier;
@@ -20,6 +21,26 @@ import org.springframework.context.annotation.Configuration;
 public class TlsConfiguration {
   /** The SSL bundle WebhookServer serves from ({@code server.ssl.bundle}). */
   public static final String BUNDLE = "webhook";
+
+  /** The only protocols the admission port speaks; 1.1 and older are refused in the handshake. */
+  public static final List<String> PROTOCOLS = List.of("TLSv1.3", "TLSv1.2");
+
+  /**
+   * The suites the admission port accepts: TLS 1.3's three, and for 1.2 only ECDHE key exchange
+   * (forward secrecy) with an AEAD cipher, as Kubernetes' and Go's TLS defaults prefer. No CBC, no
+   * RSA key exchange, no SHA-1 MAC.
+   */
+  public static final List<String> CIPHERS =
+      List.of(
+          "TLS_AES_128_GCM_SHA256",
+          "TLS_AES_256_GCM_SHA384",
+          "TLS_CHACHA20_POLY1305_SHA256",
+          "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
+          "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
+          "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256",
+          "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
+          "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384",
+          "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256");
 
   @Bean
   TlsSettings tlsSettings(MeshConfig config) {

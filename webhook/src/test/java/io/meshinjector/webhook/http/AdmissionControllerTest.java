@@ -75,7 +75,8 @@ class AdmissionControllerTest {
                 codec.mapper()),
             () -> view,
             new AdmissionMetrics(new SimpleMeterRegistry()),
-            1 << 20));
+            1 << 20,
+            PodLimits.from(config)));
   }
 
   /** A request whose body reads, and whose stream then fails to close. */

@@ -72,7 +72,8 @@ class AdmissionServiceTest {
             codec.mapper()),
         BrokenView::new,
         new AdmissionMetrics(registry),
-        1 << 20);
+        1 << 20,
+        PodLimits.from(config));
   }
 
   @Test

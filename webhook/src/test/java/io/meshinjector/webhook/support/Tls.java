@@ -20,6 +20,12 @@ public final class Tls {
   private Tls() {}
 
   public static HttpClient client(Path caCrt, String... protocols) throws Exception {
+    return client(caCrt, HttpClient.Version.HTTP_2, protocols);
+  }
+
+  /** {@code HTTP_1_1}: one request at a time per kept-alive connection, as many Go clients use. */
+  public static HttpClient client(Path caCrt, HttpClient.Version version, String... protocols)
+      throws Exception {
     KeyStore trust = KeyStore.getInstance("PKCS12");
     trust.load(null, null);
     try (InputStream in = Files.newInputStream(caCrt)) {
@@ -32,7 +38,10 @@ public final class Tls {
     SSLContext ssl = SSLContext.getInstance("TLS");
     ssl.init(null, tmf.getTrustManagers(), null);
     HttpClient.Builder b =
-        HttpClient.newBuilder().sslContext(ssl).connectTimeout(Duration.ofSeconds(5));
+        HttpClient.newBuilder()
+            .version(version)
+            .sslContext(ssl)
+            .connectTimeout(Duration.ofSeconds(5));
     if (protocols.length > 0) {
       SSLParameters params = new SSLParameters();
       params.setProtocols(protocols);

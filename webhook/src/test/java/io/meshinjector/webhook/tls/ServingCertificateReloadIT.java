@@ -193,6 +193,11 @@ class ServingCertificateReloadIT {
     assertThat(figures.keptConnections())
         .as("connections the kept-alive client used")
         .isBetween(1, 1 + figures.goAwayResends().size());
+    // HTTP/1.1 has no GOAWAY: its kept-alive connection stays open through the swaps, and is
+    // replaced only when Tomcat retires it after maxKeepAliveRequests (100) requests
+    assertThat(figures.keptHttp11Connections())
+        .as("connections the kept-alive HTTP/1.1 client used for its requests")
+        .isBetween(1, 1 + figures.keptHttp11Requests() / 100);
     assertThat(figures.secondsToNewCert())
         .hasSize(SWAPS)
         .allSatisfy(s -> assertThat(s).isLessThanOrEqualTo(SERVED_WITHIN.toSeconds()));
@@ -209,6 +214,8 @@ class ServingCertificateReloadIT {
       List<String> goAwayResends,
       List<String> serverConnectionErrors,
       int keptConnections,
+      int keptHttp11Connections,
+      int keptHttp11Requests,
       List<Double> secondsToNewCert) {}
 
   private Figures runWithSwap(Path dir, CertificateAuthority ca, KeyedCertificate first, Swap swap)
@@ -243,6 +250,8 @@ class ServingCertificateReloadIT {
         load.goAwayResends(firstSwapAt, serverLog),
         serverLog.connectionErrors(),
         load.keptSessions.size(),
+        load.keptHttp11Sessions.size(),
+        load.keptHttp11Requests.get(),
         List.copyOf(seconds));
   }
 
@@ -302,12 +311,15 @@ class ServingCertificateReloadIT {
     // the figures the certificates doc quotes; failsafe keeps them in the report's output
     System.out.printf(
         Locale.ROOT,
-        "TLS-RELOAD swap=\"%s\" requests=%d failed=%d kept-connections=%d goaway-resends=%d"
+        "TLS-RELOAD swap=\"%s\" requests=%d failed=%d kept-connections=%d"
+            + " kept-http1.1-connections=%d (requests %d) goaway-resends=%d"
             + " seconds-to-new-cert=%s%s%n",
         swap,
         f.requests(),
         f.failures(),
         f.keptConnections(),
+        f.keptHttp11Connections(),
+        f.keptHttp11Requests(),
         f.goAwayResends().size(),
         f.secondsToNewCert().stream()
             .map(x -> String.format(Locale.ROOT, "%.2f", x))
@@ -336,6 +348,11 @@ class ServingCertificateReloadIT {
     /** The TLS sessions the kept-alive client's answers came on: one per connection it used. */
     final Set<String> keptSessions = ConcurrentHashMap.newKeySet();
 
+    /** The same for the HTTP/1.1 client, which keeps its one connection alive between requests. */
+    final Set<String> keptHttp11Sessions = ConcurrentHashMap.newKeySet();
+
+    final AtomicInteger keptHttp11Requests = new AtomicInteger();
+
     record Seen(BigInteger serial, long at) {}
 
     record GoAway(String uid, long at) {}
@@ -358,7 +375,13 @@ class ServingCertificateReloadIT {
         threads.add(new Thread(this::freshConnections, "fresh-" + i));
       }
       HttpClient kept = Tls.client(caFile());
-      threads.add(new Thread(() -> keptConnection(kept), "kept-alive"));
+      threads.add(
+          new Thread(() -> keptConnection(kept, keptSessions, new AtomicInteger()), "kept-alive"));
+      HttpClient keptHttp11 = Tls.client(caFile(), HttpClient.Version.HTTP_1_1);
+      threads.add(
+          new Thread(
+              () -> keptConnection(keptHttp11, keptHttp11Sessions, keptHttp11Requests),
+              "kept-alive-http1.1"));
       for (Thread t : threads) {
         t.setDaemon(true);
         t.start();
@@ -399,12 +422,13 @@ class ServingCertificateReloadIT {
       }
     }
 
-    private void keptConnection(HttpClient client) {
+    private void keptConnection(HttpClient client, Set<String> sessions, AtomicInteger sent) {
       URI mutate = URI.create("https://localhost:" + port + "/mutate");
       while (go()) {
         ObjectNode review = Reviews.podCreate("admission.k8s.io/v1", "shop", Reviews.examplePod());
         String uid = review.path("request").path("uid").asText();
         requests.incrementAndGet();
+        sent.incrementAndGet();
         try {
           HttpResponse<String> r =
               postOnKeptConnection(
@@ -415,9 +439,9 @@ class ServingCertificateReloadIT {
                   () -> goAways.add(new GoAway(uid, System.nanoTime())));
           // one TLS session per connection: a new one means the connection was replaced
           r.sslSession()
-              .ifPresent(session -> keptSessions.add(HexFormat.of().formatHex(session.getId())));
+              .ifPresent(session -> sessions.add(HexFormat.of().formatHex(session.getId())));
         } catch (Exception | AssertionError e) {
-          fail("kept-alive connection: " + e);
+          fail("kept-alive connection (" + client.version() + "): " + e);
         }
       }
     }

@@ -1,0 +1,69 @@
+package io.meshinjector.webhook.server;
+
+import io.meshinjector.engine.config.ConfigException;
+import io.meshinjector.engine.config.ConfigSection;
+import io.meshinjector.engine.config.MeshConfig;
+import java.time.Duration;
+
+/**
+ * The {@code webhook.server:} section: how the HTTPS connector shuts down and the limits that keep
+ * slow, stuck or too many clients from holding its connections and worker threads.
+ *
+ * @param drainPeriod after SIGTERM, how long {@code /readyz} is 503 while requests are still served
+ * @param shutdownTimeout after the drain, how long requests in flight get to finish
+ * @param headerTimeout TLS handshake and request headers must arrive within this
+ * @param readTimeout the longest a request body may stall between two reads
+ * @param idleTimeout an idle keep-alive connection is closed after this
+ */
+public record ServerSettings(
+    Duration drainPeriod,
+    Duration shutdownTimeout,
+    Duration headerTimeout,
+    Duration readTimeout,
+    Duration idleTimeout,
+    int maxConnections,
+    int acceptCount,
+    int maxThreads) {
+  private static final String KEY = "webhook.server.";
+
+  public ServerSettings {
+    if (drainPeriod == null || drainPeriod.isNegative()) {
+      throw new ConfigException("config key '" + KEY + "drainPeriod' must be 0s or longer");
+    }
+    positive("shutdownTimeout", shutdownTimeout);
+    positive("headerTimeout", headerTimeout);
+    positive("readTimeout", readTimeout);
+    positive("idleTimeout", idleTimeout);
+    atLeastOne("maxConnections", maxConnections);
+    atLeastOne("acceptCount", acceptCount);
+    atLeastOne("maxThreads", maxThreads);
+  }
+
+  public static ServerSettings from(MeshConfig config) {
+    ConfigSection s = config.section("webhook").section("server");
+    ServerSettings settings =
+        new ServerSettings(
+            s.duration("drainPeriod"),
+            s.duration("shutdownTimeout"),
+            s.duration("headerTimeout"),
+            s.duration("readTimeout"),
+            s.duration("idleTimeout"),
+            s.integer("maxConnections"),
+            s.integer("acceptCount"),
+            s.integer("maxThreads"));
+    s.done();
+    return settings;
+  }
+
+  private static void positive(String key, Duration value) {
+    if (value == null || value.isNegative() || value.isZero()) {
+      throw new ConfigException("config key '" + KEY + key + "' must be a positive duration");
+    }
+  }
+
+  private static void atLeastOne(String key, int value) {
+    if (value < 1) {
+      throw new ConfigException("config key '" + KEY + key + "' must be at least 1, not " + value);
+    }
+  }
+}

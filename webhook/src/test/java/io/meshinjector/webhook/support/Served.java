@@ -1,0 +1,46 @@
+package io.meshinjector.webhook.support;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.meshinjector.webhook.MeshInjector;
+import io.meshinjector.webhook.cli.ServeCommand;
+import io.meshinjector.webhook.server.ServerPorts;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * A server started through {@code serve} as a user starts it, on free ports, with a self-signed set
+ * written into an empty {@code --tls-dir}.
+ */
+public record Served(ConfigurableApplicationContext context, int https, int management, Path ca) {
+
+  /**
+   * @param dir an empty folder for the config and the certificates
+   * @param configYaml the {@code --config} file's text
+   */
+  public static Served start(Path dir, String configYaml) throws Exception {
+    Path tls = dir.resolve("tls");
+    Path config = dir.resolve("config.yaml");
+    Files.writeString(config, configYaml);
+    var cli = MeshInjector.commandLine();
+    int code =
+        cli.execute(
+            "serve",
+            "--port=0",
+            "--metrics-port=0",
+            "--tls-dir=" + tls,
+            "--config=" + config,
+            "--cluster=" + Reviews.example("cluster.yaml"));
+    assertThat(code).as("serve's exit code").isZero();
+    ConfigurableApplicationContext context =
+        ((ServeCommand) cli.getSubcommands().get("serve").getCommand()).context();
+    ServerPorts ports = context.getBean(ServerPorts.class);
+    return new Served(context, ports.https(), ports.management(), tls.resolve("ca.crt"));
+  }
+
+  public URI uri(String path) {
+    return URI.create("https://localhost:" + https + path);
+  }
+}
