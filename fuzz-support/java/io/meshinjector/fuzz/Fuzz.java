@@ -100,7 +100,8 @@ public final class Fuzz {
       check(property, kept, findings);
       n++;
     }
-    int tries = tries();
+    // -Dfuzz.tries.<target>=N weighs a run toward the cheap targets
+    int tries = Integer.getInteger("fuzz.tries." + target, tries());
     for (int i = 0; i < tries && findings.size() < 5; i++) {
       byte[] input = seeds.get(random.nextInt(seeds.size()));
       int rounds = 1 + random.nextInt(4);
