@@ -1,6 +1,7 @@
 package io.meshinjector.engine;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.config.EngineConfig;
 import io.meshinjector.engine.decision.Decision;
@@ -32,6 +33,12 @@ public final class RuleEngine {
    *     must be set
    */
   public Decision decide(String workload, Pod pod, ClusterView cluster) {
-    return new DecisionRun(config, clock.instant(), workload, pod, cluster).run();
+    // a pod without metadata is a pod without annotations or namespace, not a crash (found by
+    // DecisionFuzzTest)
+    Pod whole =
+        pod.getMetadata() != null
+            ? pod
+            : new PodBuilder(pod).withNewMetadata().endMetadata().build();
+    return new DecisionRun(config, clock.instant(), workload, whole, cluster).run();
   }
 }

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Node;
 import io.meshinjector.engine.capability.NodeCapabilityStatus;
+import io.meshinjector.engine.capability.StatusReading;
 import io.meshinjector.engine.config.CapabilitiesConfig;
 import io.meshinjector.engine.registry.CapabilityResolver;
 import java.time.Duration;
@@ -17,6 +18,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 /**
  * A cluster view held in memory and kept current by its feeders (informers or files). Feeders write
@@ -27,33 +29,75 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class InMemoryClusterView implements ClusterView {
   private final CapabilityResolver resolver;
   private final Duration probeTtl;
+  private final Consumer<String> warnings;
+  private final boolean snapshot;
   private final Map<String, NodeFacts> nodes = new ConcurrentHashMap<>();
   private final Map<String, Namespace> namespaces = new ConcurrentHashMap<>();
   private final Map<String, NodeCapabilityStatus> probes = new ConcurrentHashMap<>();
   private final Set<String> cniReady = ConcurrentHashMap.newKeySet();
+  private final Set<String> futureWarned = ConcurrentHashMap.newKeySet();
   private volatile boolean dirty = true;
   private volatile NodeIndex index = NodeIndex.empty();
   // the time the index was resolved for; written and read only while holding this
   private Instant indexedAt = Instant.MIN;
 
   public InMemoryClusterView(CapabilitiesConfig config) {
-    this.resolver = new CapabilityResolver(config);
+    this(config, warning -> {});
+  }
+
+  /**
+   * @param warnings told, in one sentence naming the object, about every NodeCapability whose
+   *     status is partly or wholly unusable; the view counts that part as unknown and goes on
+   */
+  public InMemoryClusterView(CapabilitiesConfig config, Consumer<String> warnings) {
+    this(config, warnings, false);
+  }
+
+  private InMemoryClusterView(
+      CapabilitiesConfig config, Consumer<String> warnings, boolean snapshot) {
+    this.resolver = new CapabilityResolver(config, snapshot);
     this.probeTtl = config.probeTtl();
+    this.warnings = warnings;
+    this.snapshot = snapshot;
+  }
+
+  /**
+   * A view of objects the operator supplies as a snapshot ({@code --cluster} files): corrupt
+   * NodeCapabilities count as unknown as anywhere, but an {@code observedAt} ahead of the clock is
+   * taken as written, so a snapshot can pin its reports (the project's examples do). The cluster's
+   * live objects go through the constructor, which counts such reports as unknown.
+   */
+  public static InMemoryClusterView snapshot(
+      CapabilitiesConfig config,
+      Collection<? extends HasMetadata> objects,
+      Consumer<String> warnings) {
+    InMemoryClusterView v = new InMemoryClusterView(config, warnings, true);
+    objects.forEach(v::upsert);
+    return v;
   }
 
   /** Builds a view from Nodes, Namespaces and NodeCapabilities (other kinds are ignored). */
   public static InMemoryClusterView of(
       CapabilitiesConfig config, Collection<? extends HasMetadata> objects) {
-    InMemoryClusterView v = new InMemoryClusterView(config);
+    return of(config, objects, warning -> {});
+  }
+
+  /** As {@link #of(CapabilitiesConfig, Collection)}, telling {@code warnings} of bad objects. */
+  public static InMemoryClusterView of(
+      CapabilitiesConfig config,
+      Collection<? extends HasMetadata> objects,
+      Consumer<String> warnings) {
+    InMemoryClusterView v = new InMemoryClusterView(config, warnings);
     objects.forEach(v::upsert);
     return v;
   }
 
   /**
-   * Adds or replaces a Node, a Namespace or a NodeCapability.
+   * Adds or replaces a Node, a Namespace or a NodeCapability. A NodeCapability is anyone's to
+   * write, so its status is read without trust: the unusable parts count as unknown, with a
+   * warning, and never stop the view.
    *
    * @return false when the object is of another kind and was ignored
-   * @throws IllegalArgumentException when a NodeCapability's status is malformed, naming the object
    */
   public boolean upsert(HasMetadata object) {
     if (object instanceof Node node) {
@@ -61,20 +105,38 @@ public final class InMemoryClusterView implements ClusterView {
     } else if (object instanceof Namespace ns) {
       upsertNamespace(ns);
     } else if (isNodeCapability(object)) {
-      String name = object.getMetadata().getName();
-      Object status = ((GenericKubernetesResource) object).getAdditionalProperties().get("status");
-      if (status == null) {
-        return true; // created but not yet reported: nothing to learn
-      }
-      try {
-        upsertNodeCapability(name, NodeCapabilityStatus.fromMap((Map<?, ?>) status));
-      } catch (ClassCastException | IllegalArgumentException e) {
-        throw new IllegalArgumentException("NodeCapability '" + name + "': " + e.getMessage(), e);
-      }
+      upsertNodeCapability((GenericKubernetesResource) object);
     } else {
       return false;
     }
     return true;
+  }
+
+  private void upsertNodeCapability(GenericKubernetesResource object) {
+    String name = object.getMetadata() != null ? object.getMetadata().getName() : null;
+    if (name == null || name.isBlank()) {
+      warnings.accept("NodeCapability without metadata.name ignored");
+      return;
+    }
+    Map<String, Object> properties = object.getAdditionalProperties();
+    StatusReading reading = StatusReading.of(properties == null ? null : properties.get("status"));
+    if (reading.status() == null) {
+      removeNodeCapability(name);
+    } else {
+      upsertNodeCapability(name, reading.status());
+    }
+    if (reading.problems().isEmpty()) {
+      return;
+    }
+    String problems = String.join("; ", reading.problems());
+    warnings.accept(
+        "NodeCapability '"
+            + name
+            + "': "
+            + problems
+            + (reading.status() == null
+                ? "; all its verdicts count as unknown"
+                : "; those verdicts count as unknown"));
   }
 
   public static boolean isNodeCapability(HasMetadata object) {
@@ -127,8 +189,18 @@ public final class InMemoryClusterView implements ClusterView {
         && reasons(previous).equals(reasons(next))
         // an older report would expire before the index does
         && !next.observedAt().isBefore(previous.observedAt())
+        // a report from far ahead is not a refresh: the rebuild must see it and count it unknown
+        && (snapshot
+            || !next.observedAt()
+                .isAfter(
+                    later(previous.observedAt(), probeTtl.plus(CapabilityResolver.MAX_CLOCK_SKEW))))
         // a report that had expired when the index was built is not in it
-        && indexedAt.isBefore(previous.observedAt().plus(probeTtl));
+        && indexedAt.isBefore(later(previous.observedAt(), probeTtl));
+  }
+
+  /** {@code t + d}, stopping at the end of time: a forged observedAt may sit right there. */
+  private static Instant later(Instant t, Duration d) {
+    return t.isAfter(Instant.MAX.minus(d)) ? Instant.MAX : t.plus(d);
   }
 
   private static Map<String, String> reasons(NodeCapabilityStatus status) {
@@ -179,12 +251,38 @@ public final class InMemoryClusterView implements ClusterView {
     }
   }
 
+  /**
+   * A report from ahead of this clock counts as unknown in the resolver, which cannot warn; say so
+   * here once per report, since rebuilds repeat.
+   */
+  private void warnIfFromTheFuture(String node, Instant now) {
+    NodeCapabilityStatus probe = probes.get(node);
+    if (snapshot
+        || probe == null
+        || !probe.observedAt().isAfter(now.plus(CapabilityResolver.MAX_CLOCK_SKEW))) {
+      return;
+    }
+    if (futureWarned.add(node + "@" + probe.observedAt())) {
+      warnings.accept(
+          "NodeCapability '"
+              + node
+              + "': status.observedAt "
+              + probe.observedAt()
+              + " is ahead of this replica's clock ("
+              + now
+              + ") by more than "
+              + CapabilityResolver.MAX_CLOCK_SKEW.toMinutes()
+              + "m; its verdicts count as unknown");
+    }
+  }
+
   private NodeIndex rebuild(Instant now) {
     // sorted by name so classes and listings come out the same whatever order the feed had
     Map<String, NodeFacts> sorted = new TreeMap<>(nodes);
     List<NodeIndex.Entry> entries = new ArrayList<>(sorted.size());
     Instant validUntil = Instant.MAX;
     for (NodeFacts f : sorted.values()) {
+      warnIfFromTheFuture(f.name(), now);
       CapabilityResolver.Resolved r =
           resolver.resolve(
               new CapabilityResolver.NodeDescription(f.labels(), f.osImage(), f.kubeletVersion()),

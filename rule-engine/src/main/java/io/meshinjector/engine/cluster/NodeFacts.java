@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.NodeSpec;
 import io.fabric8.kubernetes.api.model.NodeStatus;
 import io.fabric8.kubernetes.api.model.Taint;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -27,8 +28,23 @@ public record NodeFacts(
   static final String UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable";
 
   public NodeFacts {
-    labels = labels == null ? Map.of() : Map.copyOf(labels);
+    labels = labels == null ? Map.of() : Map.copyOf(withoutNulls(labels));
     taints = List.copyOf(taints);
+  }
+
+  /**
+   * A label written {@code key:} in a YAML file has a null value; Kubernetes would store "" (found
+   * by AdmissionFuzzTest over --cluster files).
+   */
+  private static Map<String, String> withoutNulls(Map<String, String> labels) {
+    Map<String, String> out = new HashMap<>();
+    labels.forEach(
+        (k, v) -> {
+          if (k != null) {
+            out.put(k, v == null ? "" : v);
+          }
+        });
+    return out;
   }
 
   public static NodeFacts of(Node node) {
@@ -37,7 +53,8 @@ public record NodeFacts(
     List<TaintRule> taints = new ArrayList<>();
     if (spec != null && spec.getTaints() != null) {
       for (Taint t : spec.getTaints()) {
-        if ("NoSchedule".equals(t.getEffect()) || "NoExecute".equals(t.getEffect())) {
+        if (t != null
+            && ("NoSchedule".equals(t.getEffect()) || "NoExecute".equals(t.getEffect()))) {
           taints.add(new TaintRule(t.getKey(), t.getValue(), t.getEffect()));
         }
       }

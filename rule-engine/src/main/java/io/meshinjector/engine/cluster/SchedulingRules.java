@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.Toleration;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * The scheduler's hard placement rules, over a {@link NodeIndex}: {@code nodeName}, {@code
@@ -36,19 +37,24 @@ final class SchedulingRules {
     }
     if (spec.getNodeSelector() != null) {
       for (Map.Entry<String, String> e : spec.getNodeSelector().entrySet()) {
-        result.and(labelIn(index, e.getKey(), List.of(e.getValue())));
+        result.and(
+            labelIn(index, e.getKey(), e.getValue() == null ? List.of() : List.of(e.getValue())));
       }
     }
     NodeSelector required = requiredAffinity(spec);
     if (required != null && required.getNodeSelectorTerms() != null) {
       BitSet anyTerm = new BitSet();
       for (NodeSelectorTerm term : required.getNodeSelectorTerms()) {
-        anyTerm.or(term(index, term));
+        if (term != null) { // a null term is the API server's to refuse: it matches nothing
+          anyTerm.or(term(index, term));
+        }
       }
       result.and(anyTerm);
     }
     List<Toleration> tolerations =
-        spec.getTolerations() == null ? List.of() : spec.getTolerations();
+        spec.getTolerations() == null
+            ? List.of()
+            : spec.getTolerations().stream().filter(Objects::nonNull).toList();
     if (bound) {
       // No scheduler sees a pod that names its node: the kubelet admits it despite NoSchedule
       // taints and a cordon, and only a NoExecute taint it does not tolerate turns it away.
@@ -96,6 +102,9 @@ final class SchedulingRules {
   }
 
   private static BitSet expression(NodeIndex index, NodeSelectorRequirement r) {
+    if (r == null) {
+      return new BitSet();
+    }
     List<String> values = r.getValues() == null ? List.of() : r.getValues();
     String op = r.getOperator() == null ? "" : r.getOperator();
     return switch (op) {
@@ -111,13 +120,13 @@ final class SchedulingRules {
 
   /** matchFields supports only {@code metadata.name} with In/NotIn (DaemonSet pods use it). */
   private static BitSet field(NodeIndex index, NodeSelectorRequirement r) {
-    if (!"metadata.name".equals(r.getKey())) {
+    if (r == null || !"metadata.name".equals(r.getKey())) {
       return new BitSet();
     }
     BitSet named = new BitSet();
     if (r.getValues() != null) {
       for (String v : r.getValues()) {
-        Integer i = index.indexOf(v);
+        Integer i = v == null ? null : index.indexOf(v);
         if (i != null) {
           named.set(i);
         }

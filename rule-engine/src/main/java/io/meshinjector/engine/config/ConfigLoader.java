@@ -13,8 +13,6 @@ import io.meshinjector.engine.decision.PathOption;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.Iterator;
@@ -79,17 +77,16 @@ public final class ConfigLoader {
     return DEFAULTS.tree();
   }
 
-  public static MeshConfig load(Path file) {
-    String text;
+  /**
+   * Overlays the text of a config file on the defaults; errors name the file.
+   *
+   * @param source where the text came from, e.g. the file's path
+   */
+  public static MeshConfig fromYaml(String source, String yaml) {
     try {
-      text = Files.readString(file);
-    } catch (IOException e) {
-      throw new ConfigException("cannot read config file " + file + ": " + e.getMessage(), e);
-    }
-    try {
-      return fromYaml(text);
+      return fromYaml(yaml);
     } catch (ConfigException e) {
-      throw new ConfigException(file + ": " + e.getMessage(), e);
+      throw new ConfigException(source + ": " + e.getMessage(), e);
     }
   }
 

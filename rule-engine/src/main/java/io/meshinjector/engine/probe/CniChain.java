@@ -1,8 +1,11 @@
 package io.meshinjector.engine.probe;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.util.List;
 
 /**
@@ -17,56 +20,56 @@ import java.util.List;
  * @param plugin the mesh plugin's entry in the active file, or null when it is not chained there
  * @param chainedElsewhere a later file that does chain it, or null
  */
-record CniChain(
+public record CniChain(
     String confDir, List<String> configs, String active, JsonNode plugin, String chainedElsewhere) {
 
-  private static final ObjectMapper JSON = new ObjectMapper();
+  /** Conflists are a few kB; the caps keep a broken or hostile one cheap to reject. */
+  private static final ObjectMapper JSON =
+      JsonMapper.builder(
+              JsonFactory.builder()
+                  .streamReadConstraints(
+                      StreamReadConstraints.builder()
+                          .maxNestingDepth(64)
+                          .maxStringLength(1 << 20)
+                          .build())
+                  .build())
+          .build();
+
   private static final List<String> EXTENSIONS = List.of(".conf", ".conflist", ".json");
 
+  public CniChain {
+    configs = List.copyOf(configs);
+  }
+
+  /** The candidate config files of a conf dir listing (already in byte order), in load order. */
+  public static List<String> candidates(List<String> names) {
+    return names.stream()
+        .filter(n -> !n.startsWith(".") && EXTENSIONS.stream().anyMatch(n::endsWith))
+        .sorted()
+        .toList();
+  }
+
   /**
-   * @throws HostReadException when the dir, or the active file, cannot be read or parsed
+   * @throws MalformedHostFile {@code <file> is not valid JSON: ...} or {@code is not a JSON object}
    */
-  static CniChain read(HostRoot host, String confDir, String pluginType) throws HostReadException {
-    List<String> configs =
-        host.list(confDir).stream()
-            .filter(n -> !n.startsWith(".") && EXTENSIONS.stream().anyMatch(n::endsWith))
-            .toList();
-    if (configs.isEmpty()) {
-      return new CniChain(confDir, configs, null, null, null);
-    }
-    String active = configs.get(0);
-    JsonNode plugin = find(parse(host, confDir + "/" + active), pluginType);
-    String elsewhere = null;
-    if (plugin == null) {
-      for (String other : configs.subList(1, configs.size())) {
-        try {
-          if (find(parse(host, confDir + "/" + other), pluginType) != null) {
-            elsewhere = other;
-            break;
-          }
-        } catch (HostReadException e) {
-          // only a hint: an unreadable inactive file changes no verdict
-        }
-      }
-    }
-    return new CniChain(confDir, configs, active, plugin, elsewhere);
-  }
-
-  private static JsonNode parse(HostRoot host, String file) throws HostReadException {
-    String text = host.read(file);
+  public static JsonNode parse(String file, String text) throws MalformedHostFile {
+    JsonNode node;
     try {
-      JsonNode node = JSON.readTree(text);
-      if (node == null || !node.isObject()) {
-        throw new HostReadException(file + " is not a JSON object", false);
-      }
-      return node;
-    } catch (JsonProcessingException e) {
-      throw new HostReadException(file + " is not valid JSON: " + e.getOriginalMessage(), false);
+      node = JSON.readTree(text);
+    } catch (JacksonException e) {
+      throw new MalformedHostFile(file + " is not valid JSON: " + e.getOriginalMessage());
     }
+    if (node == null || !node.isObject()) {
+      throw new MalformedHostFile(file + " is not a JSON object");
+    }
+    return node;
   }
 
-  /** A {@code .conflist} chains plugins under {@code plugins}; a {@code .conf} is one plugin. */
-  private static JsonNode find(JsonNode config, String pluginType) {
+  /**
+   * The mesh plugin's entry: a {@code .conflist} chains plugins under {@code plugins}; a {@code
+   * .conf} is one plugin. Null when it is not there.
+   */
+  public static JsonNode find(JsonNode config, String pluginType) {
     JsonNode plugins = config.get("plugins");
     if (plugins != null && plugins.isArray()) {
       for (JsonNode p : plugins) {

@@ -2,7 +2,6 @@ package io.meshinjector.engine.probe;
 
 import java.util.List;
 import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * The node's own iptables: which backend {@code iptables} is, and which of the binaries a CNI
@@ -14,9 +13,9 @@ import java.util.TreeSet;
  *     xtables-nft-multi}
  * @param present binaries found in {@code /usr/sbin} or {@code /sbin}; null with problem set
  */
-record HostIptables(String backend, String link, Set<String> present, String problem) {
+public record HostIptables(String backend, String link, Set<String> present, String problem) {
 
-  static final List<String> BINARIES =
+  public static final List<String> BINARIES =
       List.of(
           "iptables",
           "iptables-save",
@@ -25,74 +24,26 @@ record HostIptables(String backend, String link, Set<String> present, String pro
           "iptables-legacy",
           "iptables-legacy-save");
 
-  static final List<String> DIRS = List.of("/usr/sbin", "/sbin");
-
-  static HostIptables read(HostRoot host) {
-    String backend;
-    String link;
-    try {
-      HostRoot.Resolved r = resolveFirst(host, "iptables");
-      if (r == null) {
-        backend = "absent";
-        link = "no iptables in /usr/sbin or /sbin";
-      } else {
-        backend = backendOf(r);
-        link = r.hops().isEmpty() ? r.hostPath() + " (not a link)" : String.join(", ", r.hops());
-      }
-    } catch (HostReadException e) {
-      backend = "unknown";
-      link = e.getMessage();
-    }
-
-    if (!anyDirVisible(host)) {
-      return new HostIptables(
-          backend, link, null, "neither /usr/sbin nor /sbin is visible under the host root");
-    }
-    Set<String> present = new TreeSet<>();
-    try {
-      for (String bin : BINARIES) {
-        for (String dir : DIRS) {
-          if (host.isFile(dir + "/" + bin)) {
-            present.add(bin);
-            break;
-          }
-        }
-      }
-    } catch (HostReadException e) {
-      return new HostIptables(backend, link, null, e.getMessage());
-    }
-    return new HostIptables(backend, link, present, null);
-  }
-
-  private static HostRoot.Resolved resolveFirst(HostRoot host, String bin)
-      throws HostReadException {
-    for (String dir : DIRS) {
-      try {
-        return host.resolve(dir + "/" + bin);
-      } catch (HostReadException e) {
-        if (!e.missing()) {
-          throw e;
-        }
-      }
-    }
-    return null;
-  }
+  public static final List<String> DIRS = List.of("/usr/sbin", "/sbin");
 
   /**
    * {@code xtables-nft-multi} is nft; {@code xtables-legacy-multi} and the pre-1.8 {@code
-   * xtables-multi} are legacy (seed 003: CentOS 7 links to xtables-multi, RHEL 8 to
-   * xtables-nft-multi).
+   * xtables-multi} are legacy (CentOS 7 links to xtables-multi, RHEL 8 to xtables-nft-multi).
+   *
+   * @param fileName the file {@code /usr/sbin/iptables} finally resolves to
+   * @param hops every link followed on the way, as {@code link -> target}
    */
-  static String backendOf(HostRoot.Resolved r) {
-    String name = r.fileName();
+  public static String backendOf(String fileName, List<String> hops) {
+    String name = fileName;
     if (name.contains("nft")) {
       return "nft";
     }
     if (name.contains("legacy") || name.equals("xtables-multi")) {
       return "legacy";
     }
-    for (String hop : r.hops()) {
-      String target = hop.substring(hop.indexOf(" -> ") + 4);
+    for (String hop : hops) {
+      int arrow = hop.indexOf(" -> ");
+      String target = arrow < 0 ? hop : hop.substring(arrow + 4);
       if (target.contains("nft")) {
         return "nft";
       }
@@ -103,19 +54,7 @@ record HostIptables(String backend, String link, Set<String> present, String pro
     return "unknown";
   }
 
-  private static boolean anyDirVisible(HostRoot host) {
-    for (String dir : DIRS) {
-      try {
-        host.resolve(dir);
-        return true;
-      } catch (HostReadException e) {
-        // try the next one
-      }
-    }
-    return false;
-  }
-
-  boolean has(String binary) {
+  public boolean has(String binary) {
     return present != null && present.contains(binary);
   }
 }

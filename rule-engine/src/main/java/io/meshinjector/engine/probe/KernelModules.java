@@ -7,8 +7,11 @@ import java.util.Set;
 /**
  * Which kernel modules the node has loaded, built in, or merely installed in its module tree. Each
  * source can fail on its own; a null set comes with the reason it is missing.
+ *
+ * <p>The host files are {@code /proc/modules} and, for the running kernel release, {@code
+ * /lib/modules/<release>/modules.builtin} and {@code modules.dep}; the probe's edge reads them.
  */
-record KernelModules(
+public record KernelModules(
     Set<String> loaded,
     String loadedProblem,
     Set<String> builtin,
@@ -16,12 +19,12 @@ record KernelModules(
     Set<String> tree,
     String treeProblem) {
 
-  static final String IP_TABLES = "ip_tables";
-  static final String IPTABLE_NAT = "iptable_nat";
-  static final String NF_TABLES = "nf_tables";
+  public static final String IP_TABLES = "ip_tables";
+  public static final String IPTABLE_NAT = "iptable_nat";
+  public static final String NF_TABLES = "nf_tables";
 
   /** The modules worth naming in facts; the full loaded list runs to hundreds of entries. */
-  static final List<String> RELEVANT =
+  public static final List<String> RELEVANT =
       List.of(
           "x_tables",
           IP_TABLES,
@@ -44,41 +47,18 @@ record KernelModules(
           "xt_tcpudp",
           "br_netfilter");
 
-  static KernelModules read(HostRoot host, String kernel, String kernelProblem) {
-    Set<String> loaded = null;
-    String loadedProblem = null;
-    try {
-      loaded = parseProcModules(host.read("/proc/modules"));
-    } catch (HostReadException e) {
-      loadedProblem = e.getMessage();
-    }
-    Set<String> builtin = null;
-    String builtinProblem;
-    Set<String> tree = null;
-    String treeProblem;
-    if (kernel == null) {
-      builtinProblem = "kernel release unknown (" + kernelProblem + ")";
-      treeProblem = builtinProblem;
-    } else {
-      String dir = "/lib/modules/" + kernel;
-      builtinProblem = null;
-      treeProblem = null;
-      try {
-        builtin = parseModuleList(host.read(dir + "/modules.builtin"));
-      } catch (HostReadException e) {
-        builtinProblem = e.getMessage();
-      }
-      try {
-        tree = parseModuleList(host.read(dir + "/modules.dep"));
-      } catch (HostReadException e) {
-        treeProblem = e.getMessage();
-      }
-    }
-    return new KernelModules(loaded, loadedProblem, builtin, builtinProblem, tree, treeProblem);
+  /**
+   * When the kernel release is unknown, the release's module dir cannot be found: only the loaded
+   * modules count.
+   */
+  public static KernelModules withoutRelease(
+      Set<String> loaded, String loadedProblem, String kernelProblem) {
+    String problem = "kernel release unknown (" + kernelProblem + ")";
+    return new KernelModules(loaded, loadedProblem, null, problem, null, problem);
   }
 
   /** {@code name size refcount deps state offset}, one module a line. */
-  static Set<String> parseProcModules(String text) {
+  public static Set<String> parseProcModules(String text) {
     Set<String> out = new LinkedHashSet<>();
     for (String line : text.split("\n")) {
       String t = line.strip();
@@ -93,7 +73,7 @@ record KernelModules(
    * {@code modules.builtin} (one path a line) and {@code modules.dep} ({@code path: deps}): the
    * module name is the file name without {@code .ko} and any compression suffix.
    */
-  static Set<String> parseModuleList(String text) {
+  public static Set<String> parseModuleList(String text) {
     Set<String> out = new LinkedHashSet<>();
     for (String line : text.split("\n")) {
       String t = line.strip();
@@ -110,19 +90,19 @@ record KernelModules(
   }
 
   /** The kernel treats {@code -} and {@code _} in module names alike; files use either. */
-  static String normalize(String name) {
+  public static String normalize(String name) {
     return name.replace('-', '_');
   }
 
-  boolean isLoaded(String module) {
+  public boolean isLoaded(String module) {
     return loaded != null && loaded.contains(module);
   }
 
-  boolean isBuiltin(String module) {
+  public boolean isBuiltin(String module) {
     return builtin != null && builtin.contains(module);
   }
 
-  boolean inTree(String module) {
+  public boolean inTree(String module) {
     return tree != null && tree.contains(module);
   }
 }

@@ -4,10 +4,10 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** {@code /etc/os-release}: shell-style {@code KEY=value} lines (os-release(5)). */
-final class OsRelease {
+public final class OsRelease {
   private OsRelease() {}
 
-  static Map<String, String> parse(String text) {
+  public static Map<String, String> parse(String text) {
     Map<String, String> out = new LinkedHashMap<>();
     for (String raw : text.split("\n")) {
       String line = raw.strip();
@@ -24,7 +24,7 @@ final class OsRelease {
   }
 
   /** {@code rhel 8.10}, the form the architecture's example fact uses. */
-  static String summary(Map<String, String> fields) {
+  public static String summary(Map<String, String> fields) {
     String id = fields.getOrDefault("ID", "").strip();
     String version = fields.getOrDefault("VERSION_ID", "").strip();
     if (id.isEmpty()) {

@@ -9,6 +9,7 @@ import io.meshinjector.engine.capability.SourcedVerdict;
 import io.meshinjector.engine.capability.Verdict;
 import io.meshinjector.engine.config.CapabilitiesConfig;
 import io.meshinjector.engine.config.CapabilityOverride;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumMap;
 import java.util.Map;
@@ -19,10 +20,28 @@ import java.util.Map;
  * unknown} from a higher source does not hide a lower source that knows.
  */
 public final class CapabilityResolver {
+  /**
+   * How far ahead of this replica's clock a probe's {@code observedAt} may be and still count: node
+   * clocks drift a little. A report from further ahead would never expire, so whoever wrote it
+   * could pin a node's verdicts; it counts as unknown instead.
+   */
+  public static final Duration MAX_CLOCK_SKEW = Duration.ofMinutes(5);
+
   private final CapabilitiesConfig config;
+  private final boolean trustFutureReports;
 
   public CapabilityResolver(CapabilitiesConfig config) {
+    this(config, false);
+  }
+
+  /**
+   * @param trustFutureReports take a report from ahead of the clock as its author dated it: only
+   *     for a snapshot the operator supplies (a {@code --cluster} file), never for what the
+   *     cluster's API serves
+   */
+  public CapabilityResolver(CapabilitiesConfig config, boolean trustFutureReports) {
     this.config = config;
+    this.trustFutureReports = trustFutureReports;
   }
 
   /** What the resolver reads of a Node. */
@@ -39,16 +58,30 @@ public final class CapabilityResolver {
     Map<CapabilityKey, SourcedVerdict> inferred =
         NodeInference.infer(node.osImage(), node.kubeletVersion());
     Instant expiry = Instant.MAX;
-    boolean probeFresh = false;
+    String unusable = null;
     if (probe != null) {
-      Instant probeExpiry = probe.observedAt().plus(config.probeTtl());
-      probeFresh = now.isBefore(probeExpiry);
-      if (probeFresh) {
-        expiry = probeExpiry;
+      if (!trustFutureReports && probe.observedAt().isAfter(now.plus(MAX_CLOCK_SKEW))) {
+        unusable =
+            "probe verdict observedAt "
+                + probe.observedAt()
+                + " is in the future (more than "
+                + MAX_CLOCK_SKEW.toMinutes()
+                + "m of clock skew), so it is not used";
+      } else {
+        Instant observed = probe.observedAt();
+        Instant probeExpiry =
+            observed.isAfter(Instant.MAX.minus(config.probeTtl()))
+                ? Instant.MAX
+                : observed.plus(config.probeTtl());
+        if (now.isBefore(probeExpiry)) {
+          expiry = probeExpiry;
+        } else {
+          unusable = "probe verdict from " + probe.observedAt() + " is older than probeTtl";
+        }
       }
     }
     for (CapabilityKey key : CapabilityKey.values()) {
-      out.put(key, resolveKey(key, node, probe, probeFresh, cniPodReady, inferred));
+      out.put(key, resolveKey(key, node, probe, unusable, cniPodReady, inferred));
     }
     return new Resolved(new NodeCapabilities(out), expiry);
   }
@@ -57,7 +90,7 @@ public final class CapabilityResolver {
       CapabilityKey key,
       NodeDescription node,
       NodeCapabilityStatus probe,
-      boolean probeFresh,
+      String unusable,
       boolean cniPodReady,
       Map<CapabilityKey, SourcedVerdict> inferred) {
     for (CapabilityOverride o : config.overrides()) {
@@ -69,8 +102,8 @@ public final class CapabilityResolver {
     String unknownWhy = "no source knows";
     if (probe != null) {
       Verdict v = probe.capabilities().get(key);
-      if (!probeFresh) {
-        unknownWhy = "probe verdict from " + probe.observedAt() + " is older than probeTtl";
+      if (unusable != null) {
+        unknownWhy = unusable;
       } else if (v != null && v != Verdict.UNKNOWN) {
         String reason = probe.facts().get("reason." + key.id());
         return new SourcedVerdict(

@@ -10,6 +10,7 @@ import io.meshinjector.engine.decision.RefusalReason;
 import io.meshinjector.engine.decision.SkipReason;
 import io.meshinjector.engine.decision.TraceStep;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
@@ -35,7 +36,7 @@ public final class InjectGate {
   public Optional<Outcome> check(
       Pod pod, Namespace namespace, Consumer<TraceStep> trace, Consumer<String> warnings) {
     String ns = pod.getMetadata().getNamespace();
-    if (config.excludedNamespaces().contains(ns)) {
+    if (ns != null && config.excludedNamespaces().contains(ns)) {
       trace.accept(new TraceStep("gate", "namespace " + ns + " is excluded by config"));
       return Optional.of(
           new Outcome.Skip(SkipReason.EXCLUDED_NAMESPACE, "namespace " + ns + " is excluded"));
@@ -111,6 +112,7 @@ public final class InjectGate {
         Stream.concat(
             spec.getContainers() == null ? Stream.empty() : spec.getContainers().stream(),
             spec.getInitContainers() == null ? Stream.empty() : spec.getInitContainers().stream());
-    return all.map(Container::getName).toList();
+    // a container without a name is the API server's to refuse; here it matches nothing
+    return all.filter(Objects::nonNull).map(Container::getName).filter(Objects::nonNull).toList();
   }
 }

@@ -9,13 +9,12 @@ import io.meshinjector.engine.cluster.InMemoryClusterView;
 import io.meshinjector.engine.config.EngineConfig;
 import io.meshinjector.engine.decision.Decision;
 import io.meshinjector.engine.testing.K8s;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The probe's NodeCapability, as it would be written for a measured host, beats what the Node's
@@ -24,11 +23,41 @@ import org.junit.jupiter.api.io.TempDir;
 class ProbeOverridesInferenceTest {
   private static final Instant NOW = Instant.parse("2026-11-20T10:00:00Z");
 
-  @TempDir Path root;
+  /** What the probe's edge reads on a RHEL 8.10 node: nft only, as text. */
+  static NodeMeasurements rhel810() {
+    String kernel = "4.18.0-553.el8_10.x86_64";
+    KernelModules modules =
+        new KernelModules(
+            KernelModules.parseProcModules(
+                "nft_chain_nat 16384 1 - Live 0x0\nnf_tables 16384 1 - Live 0x0\n"),
+            null,
+            KernelModules.parseModuleList("kernel/net/unix.ko\n"),
+            null,
+            KernelModules.parseModuleList(
+                "kernel/net/ipv4/netfilter/ip_tables.ko.xz:\n"
+                    + "kernel/net/ipv4/netfilter/iptable_nat.ko.xz: x\n"
+                    + "kernel/net/netfilter/nf_tables.ko.xz:\n"),
+            null);
+    return new NodeMeasurements(
+        "ID=\"rhel\"\nVERSION_ID=\"8.10\"\n",
+        null,
+        kernel,
+        null,
+        modules,
+        null,
+        new HostIptables(
+            "nft",
+            "/usr/sbin/iptables -> xtables-nft-multi",
+            Set.of("iptables", "iptables-save"),
+            null),
+        null,
+        new CniMeasurement.RuntimeUnreadable("not mounted in this test"),
+        "enforcing");
+  }
 
   @Test
   void measuredNftOnlyHostBeatsACentos7OsImage() {
-    ProbeReport report = new HostProbe(HostFixture.rhel810(root).root).probe(NOW);
+    ProbeReport report = ProbeVerdicts.report(rhel810(), ProbeOptions.defaults(), NOW);
     GenericKubernetesResource capability = new GenericKubernetesResource();
     capability.setApiVersion("mesh-injector.io/v1alpha1");
     capability.setKind("NodeCapability");

@@ -1,9 +1,12 @@
 package io.meshinjector.webhook.cli;
 
 import io.meshinjector.engine.cluster.InMemoryClusterView;
+import io.meshinjector.engine.config.ConfigException;
 import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.webhook.cluster.ClusterFiles;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,7 +30,16 @@ public final class SourceOptions {
   List<Path> cluster = new ArrayList<>();
 
   public MeshConfig meshConfig() {
-    return config == null ? ConfigLoader.defaults() : ConfigLoader.load(config);
+    if (config == null) {
+      return ConfigLoader.defaults();
+    }
+    String text;
+    try {
+      text = Files.readString(config);
+    } catch (IOException e) {
+      throw new ConfigException("cannot read config file " + config + ": " + e.getMessage(), e);
+    }
+    return ConfigLoader.fromYaml(config.toString(), text);
   }
 
   public InMemoryClusterView view(MeshConfig meshConfig) {

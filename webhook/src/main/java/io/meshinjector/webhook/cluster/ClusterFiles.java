@@ -13,6 +13,9 @@ import io.meshinjector.webhook.manifest.Manifests;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The offline cluster view: Nodes, Namespaces and NodeCapabilities read from {@code --cluster}
@@ -20,29 +23,49 @@ import java.util.List;
  * nodecapabilities -o yaml}). Other kinds are ignored, so a whole dump can be passed as it is.
  */
 public final class ClusterFiles {
+  private static final Logger LOG = LoggerFactory.getLogger(ClusterFiles.class);
+
   private ClusterFiles() {}
 
+  /** The view of the files; a NodeCapability that is partly or wholly unusable is logged. */
   public static InMemoryClusterView load(CapabilitiesConfig config, List<Path> files) {
-    return InMemoryClusterView.of(config, objects(files));
+    return load(config, files, LOG::warn);
+  }
+
+  /**
+   * @param warnings told of every NodeCapability that counts as unknown in part or whole, and why
+   */
+  public static InMemoryClusterView load(
+      CapabilitiesConfig config, List<Path> files, Consumer<String> warnings) {
+    return InMemoryClusterView.snapshot(config, objects(files, warnings), warnings);
   }
 
   /** The Nodes, Namespaces and NodeCapabilities of the files, typed as the view wants them. */
   public static List<HasMetadata> objects(List<Path> files) {
+    return objects(files, LOG::warn);
+  }
+
+  private static List<HasMetadata> objects(List<Path> files, Consumer<String> warnings) {
     ObjectMapper mapper = Manifests.json();
     List<HasMetadata> out = new ArrayList<>();
     for (Path file : files) {
       for (JsonNode doc : Manifests.read(file)) {
-        collect(mapper, file, doc, out);
+        collect(mapper, file, doc, out, warnings);
       }
     }
     return out;
   }
 
-  private static void collect(ObjectMapper mapper, Path file, JsonNode doc, List<HasMetadata> out) {
+  private static void collect(
+      ObjectMapper mapper,
+      Path file,
+      JsonNode doc,
+      List<HasMetadata> out,
+      Consumer<String> warnings) {
     String kind = doc.path("kind").asText("");
     if (kind.endsWith("List") && doc.path("items").isArray()) {
       for (JsonNode item : doc.get("items")) {
-        collect(mapper, file, item, out);
+        collect(mapper, file, item, out, warnings);
       }
       return;
     }
@@ -57,11 +80,25 @@ public final class ClusterFiles {
       return;
     }
     if (doc.path("metadata").path("name").asText("").isEmpty()) {
+      if (type == GenericKubernetesResource.class) {
+        warnings.accept(file + ": a NodeCapability without metadata.name ignored");
+        return;
+      }
       throw new ManifestException(file + ": a " + kind + " without metadata.name");
     }
     try {
       out.add(mapper.treeToValue(doc, type));
     } catch (Exception e) {
+      if (type == GenericKubernetesResource.class) {
+        // anyone may write a NodeCapability: a broken one counts as unknown, it stops nothing
+        warnings.accept(
+            file
+                + ": NodeCapability '"
+                + doc.path("metadata").path("name").asText()
+                + "' is not a valid object, its verdicts count as unknown: "
+                + e.getMessage().lines().findFirst().orElse(""));
+        return;
+      }
       throw new ManifestException(
           file
               + ": "

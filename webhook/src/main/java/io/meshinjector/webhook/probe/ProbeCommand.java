@@ -6,7 +6,6 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.meshinjector.engine.probe.HostProbe;
 import io.meshinjector.engine.probe.ProbeOptions;
 import io.meshinjector.engine.probe.ProbeReport;
 import java.io.PrintWriter;

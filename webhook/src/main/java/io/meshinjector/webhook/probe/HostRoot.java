@@ -1,4 +1,4 @@
-package io.meshinjector.engine.probe;
+package io.meshinjector.webhook.probe;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -197,6 +197,21 @@ final class HostRoot {
   boolean isFile(String hostPath) throws HostReadException {
     try {
       return resolve(hostPath).attributes().isRegularFile();
+    } catch (HostReadException e) {
+      if (e.missing()) {
+        return false;
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Whether the host path exists; a denied or otherwise unanswerable check is an error, not "no".
+   */
+  boolean exists(String hostPath) throws HostReadException {
+    try {
+      resolve(hostPath);
+      return true;
     } catch (HostReadException e) {
       if (e.missing()) {
         return false;

@@ -1,16 +1,18 @@
-package io.meshinjector.engine.probe;
+package io.meshinjector.webhook.probe;
 
 import static io.meshinjector.engine.capability.CapabilityKey.CNI;
 import static io.meshinjector.engine.capability.CapabilityKey.IPTABLES_LEGACY;
 import static io.meshinjector.engine.capability.CapabilityKey.IPTABLES_NFT;
 import static io.meshinjector.engine.capability.Verdict.AVAILABLE;
 import static io.meshinjector.engine.capability.Verdict.UNKNOWN;
-import static io.meshinjector.engine.probe.HostFixture.RHEL_KERNEL;
-import static io.meshinjector.engine.probe.HostFixture.linkerdPlugin;
+import static io.meshinjector.webhook.probe.HostFixture.RHEL_KERNEL;
+import static io.meshinjector.webhook.probe.HostFixture.linkerdPlugin;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
+import io.meshinjector.engine.probe.ProbeOptions;
+import io.meshinjector.engine.probe.ProbeReport;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;

@@ -1,4 +1,4 @@
-package io.meshinjector.engine.probe;
+package io.meshinjector.webhook.probe;
 
 /**
  * A host file the probe could not read. Checked on purpose: every reader has to decide whether the

@@ -1,4 +1,4 @@
-package io.meshinjector.engine.probe;
+package io.meshinjector.webhook.probe;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,4 +1,4 @@
-package io.meshinjector.engine.probe;
+package io.meshinjector.webhook.probe;
 
 import static io.meshinjector.engine.capability.CapabilityKey.CNI;
 import static io.meshinjector.engine.capability.CapabilityKey.IPTABLES_LEGACY;
@@ -6,14 +6,15 @@ import static io.meshinjector.engine.capability.CapabilityKey.IPTABLES_NFT;
 import static io.meshinjector.engine.capability.Verdict.AVAILABLE;
 import static io.meshinjector.engine.capability.Verdict.UNAVAILABLE;
 import static io.meshinjector.engine.capability.Verdict.UNKNOWN;
-import static io.meshinjector.engine.probe.HostFixture.CENTOS7_KERNEL;
-import static io.meshinjector.engine.probe.HostFixture.RHEL_KERNEL;
-import static io.meshinjector.engine.probe.HostFixture.UBUNTU_KERNEL;
+import static io.meshinjector.webhook.probe.HostFixture.CENTOS7_KERNEL;
+import static io.meshinjector.webhook.probe.HostFixture.RHEL_KERNEL;
+import static io.meshinjector.webhook.probe.HostFixture.UBUNTU_KERNEL;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.meshinjector.engine.capability.CapabilityKey;
 import io.meshinjector.engine.capability.NodeCapabilityStatus;
 import io.meshinjector.engine.capability.Verdict;
+import io.meshinjector.engine.probe.ProbeReport;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.meshinjector.engine.probe;
+package io.meshinjector.webhook.probe;
 
 import static io.meshinjector.engine.capability.CapabilityKey.CNI;
 import static io.meshinjector.engine.capability.CapabilityKey.IPTABLES_LEGACY;
@@ -7,11 +7,13 @@ import static io.meshinjector.engine.capability.Verdict.ABSENT;
 import static io.meshinjector.engine.capability.Verdict.AVAILABLE;
 import static io.meshinjector.engine.capability.Verdict.READY;
 import static io.meshinjector.engine.capability.Verdict.UNAVAILABLE;
-import static io.meshinjector.engine.probe.HostFixture.CONTAINERD_V2;
-import static io.meshinjector.engine.probe.HostFixture.linkerdPlugin;
+import static io.meshinjector.webhook.probe.HostFixture.CONTAINERD_V2;
+import static io.meshinjector.webhook.probe.HostFixture.linkerdPlugin;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.meshinjector.engine.capability.Verdict;
+import io.meshinjector.engine.probe.ProbeOptions;
+import io.meshinjector.engine.probe.ProbeReport;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.function.UnaryOperator;

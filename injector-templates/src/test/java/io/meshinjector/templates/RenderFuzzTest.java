@@ -1,0 +1,96 @@
+package io.meshinjector.templates;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.meshinjector.engine.decision.PathOption;
+import io.meshinjector.engine.decision.ProxyPlacement;
+import io.meshinjector.fuzz.Fuzz;
+import io.meshinjector.fuzz.JsonMutations;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Rendering over mutated pods, for every path and proxy placement: no exception, and any pod that
+ * comes out injected is still a valid pod (Fixtures.assertValidPod: strictly typed, no duplicate
+ * container names) with the layout PodInjectorTest pins: the proxy first among the containers, or
+ * as a native sidecar after the redirect and before the app's init containers.
+ */
+class RenderFuzzTest {
+  static final ObjectMapper JSON = new ObjectMapper();
+  static final PodInjector INJECTOR = Fixtures.injector();
+
+  @Test
+  void injectedPodsKeepTheLayout() throws Exception {
+    List<byte[]> seeds = new ArrayList<>();
+    Cases.all().limit(12).forEach(c -> c.pods().forEach(p -> seeds.add(bytes(p))));
+    String proxy = INJECTOR.proxyContainerName();
+    Fuzz.target("render", seeds)
+        .structural(new JsonMutations(JSON, JSON))
+        .run(
+            in -> {
+              Pod pod;
+              try {
+                pod = Fixtures.STRICT.readValue(in, Pod.class); // an unknown field stays unknown
+              } catch (Exception e) {
+                return; // the codec's to refuse
+              }
+              if (pod == null || pod.getSpec() == null || !validPod(pod)) {
+                return; // the API server refuses it before any webhook sees it
+              }
+              for (PathOption path :
+                  List.of(
+                      PathOption.CNI,
+                      PathOption.INIT_NFT,
+                      PathOption.INIT_LEGACY,
+                      PathOption.INIT_PLAIN)) {
+                for (ProxyPlacement placement : ProxyPlacement.values()) {
+                  Pod out =
+                      INJECTOR.render(pod, Fixtures.inject("shop/Pod/fuzz", path, placement, true));
+                  if (out.equals(pod)) {
+                    continue; // left as it was: a clash the renderer refuses
+                  }
+                  Pod valid =
+                      Fixtures.assertValidPod(JSON.valueToTree(out), path + " " + placement);
+                  List<String> init = names(valid.getSpec().getInitContainers());
+                  if (placement == ProxyPlacement.NATIVE_SIDECAR) {
+                    int at = init.indexOf(proxy);
+                    assertThat(at)
+                        .as("native sidecar among init containers")
+                        .isGreaterThanOrEqualTo(0);
+                    assertThat(at).as("proxy after at most the redirect").isLessThanOrEqualTo(1);
+                  } else {
+                    assertThat(names(valid.getSpec().getContainers())).first().isEqualTo(proxy);
+                  }
+                }
+              }
+            });
+  }
+
+  private static boolean validPod(Pod pod) {
+    try {
+      Fixtures.assertValidPod(JSON.valueToTree(pod), "input");
+      return true;
+    } catch (AssertionError | RuntimeException e) {
+      return false; // a null container, say
+    }
+  }
+
+  private static List<String> names(List<Container> cs) {
+    return cs == null
+        ? List.of()
+        : cs.stream().filter(Objects::nonNull).map(Container::getName).toList();
+  }
+
+  private static byte[] bytes(Pod p) {
+    try {
+      return JSON.writeValueAsBytes(p);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

@@ -1,0 +1,114 @@
+package io.meshinjector.engine.probe;
+
+import static io.meshinjector.engine.probe.ProbeFacts.unknown;
+
+import io.meshinjector.engine.capability.CapabilityKey;
+import io.meshinjector.engine.capability.NodeCapabilityStatus;
+import io.meshinjector.engine.capability.Verdict;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Turns one node's measurements into {@code iptables-legacy}, {@code iptables-nft} and {@code cni}
+ * verdicts, each with the facts and the reason behind it. {@code native-sidecar} is left out: it is
+ * a kubelet property the webhook reads from the Node object.
+ *
+ * <p>Never throws on what a node holds: whatever was not measured becomes {@code unknown} with the
+ * reason, so one broken file on one node never stops the DaemonSet from reporting the rest.
+ */
+public final class ProbeVerdicts {
+  private ProbeVerdicts() {}
+
+  public static ProbeReport report(NodeMeasurements m, ProbeOptions options, Instant observedAt) {
+    Objects.requireNonNull(options, "options");
+    Map<CapabilityKey, Verdict> caps = new EnumMap<>(CapabilityKey.class);
+    Map<String, String> facts = new LinkedHashMap<>();
+    List<String> findings = new ArrayList<>();
+
+    osFacts(m, facts);
+    facts.put(ProbeFacts.KERNEL, m.kernel() != null ? m.kernel() : unknown(m.kernelProblem()));
+    iptablesFacts(m, facts);
+
+    Outcome legacy;
+    Outcome nft;
+    if (m.modules() != null) {
+      ModuleVerdicts.facts(m.modules(), facts);
+      legacy = ModuleVerdicts.legacy(m.modules(), m.kernel());
+      nft = ModuleVerdicts.nft(m.modules(), m.kernel());
+    } else {
+      legacy = Outcome.unknown(m.modulesProblem());
+      nft = legacy;
+    }
+    record(CapabilityKey.IPTABLES_LEGACY, legacy, caps, facts, findings);
+    record(CapabilityKey.IPTABLES_NFT, nft, caps, facts, findings);
+
+    Outcome cni =
+        m.cni() != null
+            ? CniVerdict.decide(m.cni(), m.iptables(), options, facts)
+            : Outcome.unknown("the CNI was not measured");
+    record(CapabilityKey.CNI, cni, caps, facts, findings);
+
+    String selinux = m.selinux() != null ? m.selinux() : unknown("not measured");
+    facts.put(ProbeFacts.SELINUX, selinux);
+    if (Selinux.isEnforcing(selinux)) {
+      findings.add(
+          "selinux is enforcing: a file the probe could not read may be denied by policy, not"
+              + " missing (see probe.securityContext in the chart)");
+    }
+    findings.add(
+        0,
+        "node: "
+            + facts.getOrDefault(ProbeFacts.OS, "?")
+            + ", kernel "
+            + facts.getOrDefault(ProbeFacts.KERNEL, "?")
+            + ", host iptables "
+            + facts.getOrDefault(ProbeFacts.HOST_IPTABLES, "?")
+            + " ("
+            + facts.getOrDefault(ProbeFacts.HOST_IPTABLES_LINK, "?")
+            + ")");
+    return new ProbeReport(new NodeCapabilityStatus(observedAt, caps, facts), findings);
+  }
+
+  private static void osFacts(NodeMeasurements m, Map<String, String> facts) {
+    if (m.osRelease() == null) {
+      facts.put(ProbeFacts.OS, unknown(m.osProblem()));
+      return;
+    }
+    Map<String, String> fields = OsRelease.parse(m.osRelease());
+    facts.put(ProbeFacts.OS, OsRelease.summary(fields));
+    if (fields.containsKey("PRETTY_NAME")) {
+      facts.put(ProbeFacts.OS_NAME, fields.get("PRETTY_NAME"));
+    }
+  }
+
+  private static void iptablesFacts(NodeMeasurements m, Map<String, String> facts) {
+    HostIptables iptables = m.iptables();
+    if (iptables == null) {
+      facts.put(ProbeFacts.HOST_IPTABLES, unknown(m.iptablesProblem()));
+      return;
+    }
+    facts.put(ProbeFacts.HOST_IPTABLES, iptables.backend());
+    facts.put(ProbeFacts.HOST_IPTABLES_LINK, iptables.link());
+    facts.put(
+        ProbeFacts.HOST_BINARIES,
+        iptables.present() != null
+            ? String.join(",", iptables.present())
+            : unknown(iptables.problem()));
+  }
+
+  private static void record(
+      CapabilityKey key,
+      Outcome outcome,
+      Map<CapabilityKey, Verdict> caps,
+      Map<String, String> facts,
+      List<String> findings) {
+    caps.put(key, outcome.verdict());
+    facts.put(ProbeFacts.reasonKey(key), outcome.reason());
+    findings.add(key.id() + ": " + outcome.verdict().id() + " - " + outcome.reason());
+  }
+}

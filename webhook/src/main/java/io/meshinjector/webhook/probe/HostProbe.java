@@ -1,0 +1,163 @@
+package io.meshinjector.webhook.probe;
+
+import io.meshinjector.engine.probe.CniMeasurement;
+import io.meshinjector.engine.probe.HostIptables;
+import io.meshinjector.engine.probe.KernelModules;
+import io.meshinjector.engine.probe.NodeMeasurements;
+import io.meshinjector.engine.probe.ProbeFacts;
+import io.meshinjector.engine.probe.ProbeOptions;
+import io.meshinjector.engine.probe.ProbeReport;
+import io.meshinjector.engine.probe.ProbeVerdicts;
+import io.meshinjector.engine.probe.Selinux;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * Measures one node from its file system mounted at a host root: reads the host's files, hands
+ * their text to the rule-engine's parsers, and the measurements to its verdict rules ({@link
+ * ProbeVerdicts}).
+ *
+ * <p>Never throws: whatever cannot be read becomes {@code unknown} with the reason, so one broken
+ * file on one node never stops the DaemonSet from reporting the rest.
+ */
+public final class HostProbe {
+  public static final Path DEFAULT_HOST_ROOT = Path.of("/host");
+
+  private final HostRoot host;
+  private final ProbeOptions options;
+
+  public HostProbe(Path hostRoot) {
+    this(hostRoot, ProbeOptions.defaults());
+  }
+
+  public HostProbe(Path hostRoot, ProbeOptions options) {
+    this(new HostRoot(Objects.requireNonNull(hostRoot, "hostRoot")), options);
+  }
+
+  HostProbe(HostRoot host, ProbeOptions options) {
+    this.host = Objects.requireNonNull(host, "host");
+    this.options = Objects.requireNonNull(options, "options");
+  }
+
+  /** Measures the node now; {@code observedAt} is stamped on the status. */
+  public ProbeReport probe(Instant observedAt) {
+    return ProbeVerdicts.report(measure(), options, observedAt);
+  }
+
+  NodeMeasurements measure() {
+    String osRelease = null;
+    String osProblem = null;
+    // os-release(5): /etc/os-release, falling back to /usr/lib/os-release
+    for (String path : List.of("/etc/os-release", "/usr/lib/os-release")) {
+      try {
+        osRelease = host.read(path);
+        break;
+      } catch (HostReadException e) {
+        osProblem = osProblem == null ? e.getMessage() : osProblem;
+      } catch (RuntimeException e) {
+        osProblem = ProbeFacts.internal(e);
+        break;
+      }
+    }
+
+    String kernel = null;
+    String kernelProblem = null;
+    try {
+      kernel = host.read("/proc/sys/kernel/osrelease").strip();
+      if (kernel.isEmpty()) {
+        kernel = null;
+        kernelProblem = "/proc/sys/kernel/osrelease is empty";
+      }
+    } catch (HostReadException e) {
+      kernelProblem = e.getMessage();
+    } catch (RuntimeException e) {
+      kernelProblem = ProbeFacts.internal(e);
+    }
+
+    HostIptables iptables = null;
+    String iptablesProblem = null;
+    try {
+      iptables = IptablesReader.read(host);
+    } catch (RuntimeException e) {
+      iptablesProblem = ProbeFacts.internal(e);
+    }
+
+    KernelModules modules = null;
+    String modulesProblem = null;
+    try {
+      modules = modules(kernel, kernelProblem);
+    } catch (RuntimeException e) {
+      modulesProblem = ProbeFacts.internal(e);
+    }
+
+    CniMeasurement cni;
+    try {
+      cni = CniReader.read(host, options);
+    } catch (RuntimeException e) {
+      cni = new CniMeasurement.Failed(ProbeFacts.internal(e));
+    }
+
+    String selinux;
+    try {
+      selinux = selinux();
+    } catch (RuntimeException e) {
+      selinux = ProbeFacts.unknown(ProbeFacts.internal(e));
+    }
+    return new NodeMeasurements(
+        osRelease,
+        osProblem,
+        kernel,
+        kernelProblem,
+        modules,
+        modulesProblem,
+        iptables,
+        iptablesProblem,
+        cni,
+        selinux);
+  }
+
+  private KernelModules modules(String kernel, String kernelProblem) {
+    Set<String> loaded = null;
+    String loadedProblem = null;
+    try {
+      loaded = KernelModules.parseProcModules(host.read("/proc/modules"));
+    } catch (HostReadException e) {
+      loadedProblem = e.getMessage();
+    }
+    if (kernel == null) {
+      return KernelModules.withoutRelease(loaded, loadedProblem, kernelProblem);
+    }
+    String dir = "/lib/modules/" + kernel;
+    Set<String> builtin = null;
+    String builtinProblem = null;
+    try {
+      builtin = KernelModules.parseModuleList(host.read(dir + "/modules.builtin"));
+    } catch (HostReadException e) {
+      builtinProblem = e.getMessage();
+    }
+    Set<String> tree = null;
+    String treeProblem = null;
+    try {
+      tree = KernelModules.parseModuleList(host.read(dir + "/modules.dep"));
+    } catch (HostReadException e) {
+      treeProblem = e.getMessage();
+    }
+    return new KernelModules(loaded, loadedProblem, builtin, builtinProblem, tree, treeProblem);
+  }
+
+  private String selinux() {
+    try {
+      return Selinux.fromEnforce(host.read(Selinux.ENFORCE));
+    } catch (HostReadException e) {
+      // selinuxfs is only mounted into the probe on request; the config says what boots
+    }
+    try {
+      return Selinux.fromConfig(host.read(Selinux.CONFIG));
+    } catch (HostReadException e) {
+      return e.missing() ? Selinux.NOT_PRESENT : ProbeFacts.unknown(e.getMessage());
+    }
+  }
+}

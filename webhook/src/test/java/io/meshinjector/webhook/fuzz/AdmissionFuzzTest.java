@@ -1,0 +1,137 @@
+package io.meshinjector.webhook.fuzz;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.meshinjector.engine.RuleEngine;
+import io.meshinjector.engine.config.ConfigLoader;
+import io.meshinjector.fuzz.Fuzz;
+import io.meshinjector.fuzz.JsonMutations;
+import io.meshinjector.webhook.cluster.ClusterFiles;
+import io.meshinjector.webhook.http.AdmissionCodec;
+import io.meshinjector.webhook.http.AdmissionReply;
+import io.meshinjector.webhook.http.AdmissionService;
+import io.meshinjector.webhook.manifest.ManifestException;
+import io.meshinjector.webhook.manifest.Manifests;
+import io.meshinjector.webhook.metrics.AdmissionMetrics;
+import io.meshinjector.webhook.mutation.InjectionPipeline;
+import io.meshinjector.webhook.mutation.Mutators;
+import io.meshinjector.webhook.support.Reviews;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The webhook's two readers of outside input: AdmissionReviews from the API server, through the
+ * codec and the whole service (decision and rendering included), and the CLI's YAML manifests.
+ */
+class AdmissionFuzzTest {
+  static final ObjectMapper JSON = new ObjectMapper();
+  static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+
+  @Test
+  void admissionReviewsGetAnAnswerNeverA500() throws Exception {
+    var config = ConfigLoader.defaults();
+    AdmissionCodec codec = new AdmissionCodec(100, 1 << 20);
+    var view =
+        ClusterFiles.load(config.engine().capabilities(), List.of(Reviews.example("cluster.yaml")));
+    AdmissionService service =
+        new AdmissionService(
+            codec,
+            new InjectionPipeline(
+                new RuleEngine(config.engine(), Clock.systemUTC()),
+                Mutators.forConfig(config),
+                codec.mapper()),
+            () -> view,
+            new AdmissionMetrics(new SimpleMeterRegistry()),
+            1 << 20);
+    JsonNode example = Reviews.exampleJson("admission-review.json");
+    List<byte[]> seeds =
+        List.of(
+            JSON.writeValueAsBytes(example),
+            JSON.writeValueAsBytes(
+                Reviews.podCreate("admission.k8s.io/v1beta1", "shop", Reviews.examplePod())),
+            JSON.writeValueAsBytes(
+                Reviews.podCreate("admission.k8s.io/v1", "legacy-apps", Reviews.examplePod())));
+    Fuzz.target("admission-review", seeds)
+        .structural(new JsonMutations(JSON, JSON))
+        .run(
+            in -> {
+              AdmissionReply reply =
+                  service.handle("application/json", in.length, new ByteArrayInputStream(in));
+              assertThat(reply.httpStatus()).as("status").isIn(200, 400, 413, 415, 422);
+              assertThat(codec.write(reply)).isNotEmpty();
+            });
+  }
+
+  @Test
+  void manifestsReadOrFailWithAManifestError() throws Exception {
+    List<byte[]> seeds =
+        List.of(
+            Files.readAllBytes(Reviews.example("deployment.yaml")),
+            Files.readAllBytes(Reviews.example("cluster.yaml")),
+            "a: &x [1, 2]\nb: *x\n<<: {c: 1}\n---\n!!binary aGVsbG8=\n---\n{json: [1]}\n"
+                .getBytes(StandardCharsets.UTF_8));
+    Fuzz.target("manifest-yaml", seeds)
+        .structural(new JsonMutations(YAML, YAML))
+        .dictionary(
+            List.of(
+                "---",
+                "...",
+                "&a ",
+                "*a",
+                "<<: ",
+                "!!",
+                "!!binary ",
+                "? ",
+                "- ",
+                "|",
+                ">",
+                "%YAML",
+                "\t",
+                "  ",
+                "{",
+                "[",
+                "'",
+                "\"",
+                "#"))
+        .run(
+            in -> {
+              String text = new String(in, StandardCharsets.UTF_8);
+              try {
+                List<JsonNode> docs = Manifests.parse(text, "fuzz.yaml");
+                assertThat(docs).doesNotContainNull();
+              } catch (ManifestException e) {
+                assertThat(e.getMessage()).isNotBlank();
+              }
+            });
+  }
+
+  @Test
+  void clusterFilesReadOrFailWithAManifestError() throws Exception {
+    Path file = Files.createTempFile("cluster", ".yaml");
+    try {
+      Fuzz.target("cluster-yaml", List.of(Files.readAllBytes(Reviews.example("cluster.yaml"))))
+          .structural(new JsonMutations(YAML, YAML))
+          .run(
+              in -> {
+                Files.write(file, in);
+                try {
+                  ClusterFiles.load(
+                      ConfigLoader.defaults().engine().capabilities(), List.of(file), w -> {});
+                } catch (ManifestException e) {
+                  assertThat(e.getMessage()).isNotBlank();
+                }
+              });
+    } finally {
+      Files.deleteIfExists(file);
+    }
+  }
+}
