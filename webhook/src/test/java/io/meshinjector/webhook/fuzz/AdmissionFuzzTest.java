@@ -13,6 +13,7 @@ import io.meshinjector.webhook.cluster.ClusterFiles;
 import io.meshinjector.webhook.http.AdmissionCodec;
 import io.meshinjector.webhook.http.AdmissionReply;
 import io.meshinjector.webhook.http.AdmissionService;
+import io.meshinjector.webhook.http.PodLimits;
 import io.meshinjector.webhook.manifest.ManifestException;
 import io.meshinjector.webhook.manifest.Manifests;
 import io.meshinjector.webhook.metrics.AdmissionMetrics;
@@ -51,7 +52,8 @@ class AdmissionFuzzTest {
                 codec.mapper()),
             () -> view,
             new AdmissionMetrics(new SimpleMeterRegistry()),
-            1 << 20);
+            1 << 20,
+            PodLimits.from(config));
     JsonNode example = Reviews.exampleJson("admission-review.json");
     List<byte[]> seeds =
         List.of(
