@@ -116,13 +116,7 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
     informer(
         client
             .genericKubernetesResources(
-                new ResourceDefinitionContext.Builder()
-                    .withGroup(NodeCapabilityStatus.GROUP)
-                    .withVersion(NodeCapabilityStatus.VERSION)
-                    .withPlural(NodeCapabilityStatus.PLURAL)
-                    .withKind(NodeCapabilityStatus.KIND)
-                    .withNamespaced(false)
-                    .build())
+                NodeCapabilityResource.CONTEXT)
             .runnableInformer(0),
         ClusterInformers::trimNodeCapability,
         new Handler<GenericKubernetesResource>() {

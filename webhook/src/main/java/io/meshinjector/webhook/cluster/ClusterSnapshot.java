@@ -23,13 +23,7 @@ import java.util.function.Supplier;
  */
 public final class ClusterSnapshot {
   static final ResourceDefinitionContext NODE_CAPABILITIES =
-      new ResourceDefinitionContext.Builder()
-          .withGroup(NodeCapabilityStatus.GROUP)
-          .withVersion(NodeCapabilityStatus.VERSION)
-          .withPlural(NodeCapabilityStatus.PLURAL)
-          .withKind(NodeCapabilityStatus.KIND)
-          .withNamespaced(false)
-          .build();
+      NodeCapabilityResource.CONTEXT;
 
   /**
    * The view, and what the reader should know about it.

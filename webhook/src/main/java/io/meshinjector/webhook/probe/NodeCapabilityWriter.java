@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.meshinjector.engine.capability.NodeCapabilityStatus;
+import io.meshinjector.webhook.cluster.NodeCapabilityResource;
 import io.meshinjector.engine.probe.ProbeReport;
 import java.net.HttpURLConnection;
 import java.util.Map;
@@ -30,13 +31,7 @@ public final class NodeCapabilityWriter {
   public static final String FIELD_MANAGER = "mesh-injector-probe";
 
   static final ResourceDefinitionContext CONTEXT =
-      new ResourceDefinitionContext.Builder()
-          .withGroup(NodeCapabilityStatus.GROUP)
-          .withVersion(NodeCapabilityStatus.VERSION)
-          .withPlural(NodeCapabilityStatus.PLURAL)
-          .withKind(NodeCapabilityStatus.KIND)
-          .withNamespaced(false)
-          .build();
+      NodeCapabilityResource.CONTEXT;
 
   /** How the last write went; tests and logs read it. */
   public enum Method {

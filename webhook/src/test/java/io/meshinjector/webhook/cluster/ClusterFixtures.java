@@ -27,13 +27,7 @@ final class ClusterFixtures {
   static final String CNI_NAMESPACE = "linkerd-cni";
 
   static final ResourceDefinitionContext NODE_CAPABILITIES =
-      new ResourceDefinitionContext.Builder()
-          .withGroup(NodeCapabilityStatus.GROUP)
-          .withVersion(NodeCapabilityStatus.VERSION)
-          .withPlural(NodeCapabilityStatus.PLURAL)
-          .withKind(NodeCapabilityStatus.KIND)
-          .withNamespaced(false)
-          .build();
+      NodeCapabilityResource.CONTEXT;
 
   private ClusterFixtures() {}
 
