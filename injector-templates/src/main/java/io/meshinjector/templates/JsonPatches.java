@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.ser.BeanSerializerModifier;
+import com.fasterxml.jackson.module.blackbird.BlackbirdModule;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
@@ -46,6 +47,7 @@ public final class JsonPatches {
    */
   private static final ObjectMapper STAND_INS =
       new ObjectMapper()
+          .registerModule(new BlackbirdModule())
           .registerModule(
               new SimpleModule()
                   .setSerializerModifier(

@@ -15,6 +15,7 @@ import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.module.blackbird.BlackbirdModule;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -46,7 +47,9 @@ public final class AdmissionCodec {
     JsonFactory factory = JsonFactory.builder().streamReadConstraints(limits).build();
     this.mapper =
         new ObjectMapper(factory)
-            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false)
+            // generated accessors: reflection over the fabric8 model led the admission profile
+            .registerModule(new BlackbirdModule());
     // only for the body: treeToValue with this feature on fails on every nested object
     this.bodyReader =
         mapper.readerFor(JsonNode.class).with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
