@@ -7,10 +7,8 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.meshinjector.engine.capability.NodeCapabilityStatus;
 import io.meshinjector.engine.cluster.InMemoryClusterView;
 import io.meshinjector.engine.config.CniDaemonSet;
 import java.time.Clock;
@@ -114,10 +112,7 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
           }
         });
     informer(
-        client
-            .genericKubernetesResources(
-                NodeCapabilityResource.CONTEXT)
-            .runnableInformer(0),
+        client.genericKubernetesResources(NodeCapabilityResource.CONTEXT).runnableInformer(0),
         ClusterInformers::trimNodeCapability,
         new Handler<GenericKubernetesResource>() {
           @Override

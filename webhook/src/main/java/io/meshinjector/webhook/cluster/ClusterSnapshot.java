@@ -22,8 +22,7 @@ import java.util.function.Supplier;
  * keeps its view current with informers instead; a command that runs once needs one reading.
  */
 public final class ClusterSnapshot {
-  static final ResourceDefinitionContext NODE_CAPABILITIES =
-      NodeCapabilityResource.CONTEXT;
+  static final ResourceDefinitionContext NODE_CAPABILITIES = NodeCapabilityResource.CONTEXT;
 
   /**
    * The view, and what the reader should know about it.

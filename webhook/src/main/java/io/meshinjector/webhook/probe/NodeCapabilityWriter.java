@@ -10,8 +10,8 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.meshinjector.engine.capability.NodeCapabilityStatus;
-import io.meshinjector.webhook.cluster.NodeCapabilityResource;
 import io.meshinjector.engine.probe.ProbeReport;
+import io.meshinjector.webhook.cluster.NodeCapabilityResource;
 import java.net.HttpURLConnection;
 import java.util.Map;
 import java.util.Objects;
@@ -30,8 +30,7 @@ import java.util.Objects;
 public final class NodeCapabilityWriter {
   public static final String FIELD_MANAGER = "mesh-injector-probe";
 
-  static final ResourceDefinitionContext CONTEXT =
-      NodeCapabilityResource.CONTEXT;
+  static final ResourceDefinitionContext CONTEXT = NodeCapabilityResource.CONTEXT;
 
   /** How the last write went; tests and logs read it. */
   public enum Method {

@@ -26,8 +26,7 @@ final class ClusterFixtures {
   static final String AL2023 = "Amazon Linux 2023.6.20241212";
   static final String CNI_NAMESPACE = "linkerd-cni";
 
-  static final ResourceDefinitionContext NODE_CAPABILITIES =
-      NodeCapabilityResource.CONTEXT;
+  static final ResourceDefinitionContext NODE_CAPABILITIES = NodeCapabilityResource.CONTEXT;
 
   private ClusterFixtures() {}
 
