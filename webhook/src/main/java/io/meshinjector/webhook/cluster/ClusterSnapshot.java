@@ -45,8 +45,8 @@ public final class ClusterSnapshot {
    *     NodeCapability CRD is not a failure (no probe has reported, so there are no verdicts)
    */
   public static Snapshot read(KubernetesClient client, CapabilitiesConfig config) {
-    InMemoryClusterView view = new InMemoryClusterView(config);
     List<String> notes = new ArrayList<>();
+    InMemoryClusterView view = new InMemoryClusterView(config, notes::add);
     for (Node node : list("nodes", () -> client.nodes().list().getItems())) {
       view.upsert(node);
     }

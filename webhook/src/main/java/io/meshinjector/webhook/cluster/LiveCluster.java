@@ -55,7 +55,7 @@ public final class LiveCluster implements ClusterConnection {
     this.settings = Objects.requireNonNull(settings, "settings");
     this.leaseNamespace = Objects.requireNonNull(leaseNamespace, "leaseNamespace");
     this.timing = Objects.requireNonNull(timing, "timing");
-    this.cache = new InMemoryClusterView(config.engine().capabilities());
+    this.cache = new InMemoryClusterView(config.engine().capabilities(), LOG::warn);
     this.informers =
         new ClusterInformers(
             client, cache, config.engine().capabilities().cniDaemonSet(), Clock.systemUTC());
