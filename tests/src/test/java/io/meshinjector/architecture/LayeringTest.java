@@ -136,6 +136,7 @@ class LayeringTest {
             pureFor(
                 "io.meshinjector..",
                 "io.fabric8.zjsonpatch..", // the JSON Patch diff
+                "com.fasterxml.jackson.module.blackbird..", // faster (de)serialisation, no I/O
                 "java.security")) // MessageDigest: the templates' content hash
         .check(classes);
   }
