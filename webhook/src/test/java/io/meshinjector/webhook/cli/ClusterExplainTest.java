@@ -12,7 +12,6 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodSpecBuilder;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
@@ -29,6 +28,7 @@ import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.meshinjector.engine.capability.NodeCapabilityStatus;
 import io.meshinjector.webhook.cluster.ClusterFiles;
+import io.meshinjector.webhook.cluster.ClusterFixtures;
 import io.meshinjector.webhook.manifest.Manifests;
 import io.meshinjector.webhook.support.Cli;
 import io.meshinjector.webhook.support.Reviews;
@@ -210,7 +210,7 @@ class ClusterExplainTest {
     create(node("rhel-1", RHEL8, Map.of("pool", "rhel")));
     create(namespace("shop", Map.of("inject", "enabled")));
     create(namespace("linkerd-cni", Map.of()));
-    Pod cni = cniPod("linkerd-cni-abcde", "rhel-1", "True");
+    Pod cni = ClusterFixtures.cniPod("rhel-1", true);
     create(cni);
     // a pod asking for the CNI path: only a Ready CNI pod on its node lets it have it
     Path pod = tmp.resolve("pod.yaml");
@@ -227,37 +227,13 @@ class ClusterExplainTest {
     assertThat(json(ready).get(0).path("redirect").asText()).isEqualTo("cni");
     assertThat(json(ready).get(0).path("trace").toString()).contains("cni ready (live");
 
-    client.resource(cniPod("linkerd-cni-abcde", "rhel-1", "False")).update();
+    client.resource(ClusterFixtures.cniPod("rhel-1", false)).update();
     Cli.Run unready =
         Cli.run(
             "explain", "-f", pod.toString(), "--kubeconfig", kubeconfig.toString(), "-o", "json");
     assertThat(unready.code()).isEqualTo(ExitCodes.REFUSED);
     assertThat(json(unready).get(0).path("rejected").asBoolean()).isTrue();
     assertThat(unready.err()).contains("refused: shop/Pod/p:");
-  }
-
-  static Pod cniPod(String name, String node, String ready) {
-    return new PodBuilder()
-        .withNewMetadata()
-        .withName(name)
-        .withNamespace("linkerd-cni")
-        .withLabels(Map.of("k8s-app", "linkerd-cni"))
-        .endMetadata()
-        .withNewSpec()
-        .withNodeName(node)
-        .addNewContainer()
-        .withName("install-cni")
-        .withImage("cr.l5d.io/linkerd/cni-plugin:v1.6.0")
-        .endContainer()
-        .endSpec()
-        .withNewStatus()
-        .withPhase("Running")
-        .addNewCondition()
-        .withType("Ready")
-        .withStatus(ready)
-        .endCondition()
-        .endStatus()
-        .build();
   }
 
   @Test

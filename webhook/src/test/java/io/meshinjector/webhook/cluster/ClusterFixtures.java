@@ -20,7 +20,7 @@ import java.util.Map;
 import java.util.function.BooleanSupplier;
 
 /** Cluster objects as a real API server holds them, and a bounded wait. */
-final class ClusterFixtures {
+public final class ClusterFixtures {
   static final String RHEL = "Red Hat Enterprise Linux 8.10 (Ootpa)";
   static final String CENTOS7 = "CentOS Linux 7 (Core)";
   static final String AL2023 = "Amazon Linux 2023.6.20241212";
@@ -84,7 +84,7 @@ final class ClusterFixtures {
   }
 
   /** A pod of the CNI DaemonSet on {@code node}. */
-  static Pod cniPod(String node, boolean ready) {
+  public static Pod cniPod(String node, boolean ready) {
     return new PodBuilder()
         .withNewMetadata()
         .withName("linkerd-cni-" + node)

@@ -16,11 +16,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
-import java.security.cert.CertificateFactory;
-import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,9 +27,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -251,7 +245,9 @@ class GracefulShutdownIT {
     public void run() {
       try (SSLSocket socket =
           (SSLSocket)
-              ssl(served.ca()).getSocketFactory().createSocket("localhost", served.https())) {
+              Tls.sslContext(served.ca())
+                  .getSocketFactory()
+                  .createSocket("localhost", served.https())) {
         socket.setSoTimeout(20_000);
         socket.startHandshake();
         OutputStream out = socket.getOutputStream();
@@ -278,20 +274,5 @@ class GracefulShutdownIT {
         halfSent.countDown();
       }
     }
-  }
-
-  static SSLContext ssl(Path caCrt) throws Exception {
-    KeyStore trust = KeyStore.getInstance("PKCS12");
-    trust.load(null, null);
-    try (InputStream in = Files.newInputStream(caCrt)) {
-      trust.setCertificateEntry(
-          "ca", (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in));
-    }
-    TrustManagerFactory tmf =
-        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-    tmf.init(trust);
-    SSLContext ssl = SSLContext.getInstance("TLS");
-    ssl.init(null, tmf.getTrustManagers(), null);
-    return ssl;
   }
 }

@@ -224,7 +224,7 @@ class SlowClientsIT {
   private SSLSocket tlsSocketOrStuck() throws Exception {
     SSLSocket s =
         (SSLSocket)
-            GracefulShutdownIT.ssl(served.ca())
+            Tls.sslContext(served.ca())
                 .getSocketFactory()
                 .createSocket("localhost", served.https());
     s.setSoTimeout(3_000);
@@ -241,7 +241,7 @@ class SlowClientsIT {
   private SSLSocket tlsSocket() throws Exception {
     SSLSocket s =
         (SSLSocket)
-            GracefulShutdownIT.ssl(served.ca())
+            Tls.sslContext(served.ca())
                 .getSocketFactory()
                 .createSocket("localhost", served.https());
     s.setSoTimeout(10_000);

@@ -26,17 +26,7 @@ public final class Tls {
   /** {@code HTTP_1_1}: one request at a time per kept-alive connection, as many Go clients use. */
   public static HttpClient client(Path caCrt, HttpClient.Version version, String... protocols)
       throws Exception {
-    KeyStore trust = KeyStore.getInstance("PKCS12");
-    trust.load(null, null);
-    try (InputStream in = Files.newInputStream(caCrt)) {
-      trust.setCertificateEntry(
-          "ca", (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in));
-    }
-    TrustManagerFactory tmf =
-        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-    tmf.init(trust);
-    SSLContext ssl = SSLContext.getInstance("TLS");
-    ssl.init(null, tmf.getTrustManagers(), null);
+    SSLContext ssl = sslContext(caCrt);
     HttpClient.Builder b =
         HttpClient.newBuilder()
             .version(version)
@@ -48,6 +38,22 @@ public final class Tls {
       b.sslParameters(params);
     }
     return b.build();
+  }
+
+  /** A TLS context that trusts only the CA in {@code caCrt} (PEM). */
+  public static SSLContext sslContext(Path caCrt) throws Exception {
+    KeyStore trust = KeyStore.getInstance("PKCS12");
+    trust.load(null, null);
+    try (InputStream in = Files.newInputStream(caCrt)) {
+      trust.setCertificateEntry(
+          "ca", (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in));
+    }
+    TrustManagerFactory tmf =
+        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+    tmf.init(trust);
+    SSLContext ssl = SSLContext.getInstance("TLS");
+    ssl.init(null, tmf.getTrustManagers(), null);
+    return ssl;
   }
 
   /**

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.meshinjector.webhook.support.Reviews;
 import io.meshinjector.webhook.support.Served;
+import io.meshinjector.webhook.support.Tls;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -15,16 +16,11 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
 import java.security.SecureRandom;
-import java.security.cert.CertificateFactory;
-import java.security.cert.X509Certificate;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLHandshakeException;
 import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -126,17 +122,7 @@ class TlsPolicyTest {
 
   /** The suite negotiated, after a full handshake with the test CA trusted. */
   private static String handshake(String protocol, String[] suites) throws Exception {
-    KeyStore trust = KeyStore.getInstance("PKCS12");
-    trust.load(null, null);
-    try (InputStream in = Files.newInputStream(served.ca())) {
-      trust.setCertificateEntry(
-          "ca", (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in));
-    }
-    TrustManagerFactory tmf =
-        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-    tmf.init(trust);
-    SSLContext ssl = SSLContext.getInstance("TLS");
-    ssl.init(null, tmf.getTrustManagers(), null);
+    SSLContext ssl = Tls.sslContext(served.ca());
     try (SSLSocket socket =
         (SSLSocket) ssl.getSocketFactory().createSocket("localhost", served.https())) {
       socket.setSoTimeout(5000);
