@@ -92,7 +92,7 @@ public final class ExplainCommand implements Callable<Integer> {
     if (preview) {
       String ns = manifests.namespace();
       // the workloads always come from the cluster; the view from --cluster files when given
-      try (LiveCluster live = kube.connect()) {
+      try (KubeconfigCluster live = kube.connect()) {
         docs = live.workloads(ns);
         view = kube.view(sources, config, err, live);
         err.println(

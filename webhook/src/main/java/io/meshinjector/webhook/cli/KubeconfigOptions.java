@@ -17,8 +17,8 @@ public final class KubeconfigOptions {
               + " account, then KUBECONFIG, then ~/.kube/config, as kubectl finds them.")
   Path kubeconfig;
 
-  LiveCluster connect() {
-    return LiveCluster.connect(kubeconfig, ClusterDetection.Environment.system());
+  KubeconfigCluster connect() {
+    return KubeconfigCluster.connect(kubeconfig, ClusterDetection.Environment.system());
   }
 
   /**
@@ -29,13 +29,14 @@ public final class KubeconfigOptions {
     if (!sources.clusterFiles().isEmpty()) {
       return sources.view(config);
     }
-    try (LiveCluster live = connect()) {
+    try (KubeconfigCluster live = connect()) {
       return view(sources, config, err, live);
     }
   }
 
   /** As {@link #view(SourceOptions, MeshConfig, PrintWriter)}, on a cluster already connected. */
-  ClusterView view(SourceOptions sources, MeshConfig config, PrintWriter err, LiveCluster live) {
+  ClusterView view(
+      SourceOptions sources, MeshConfig config, PrintWriter err, KubeconfigCluster live) {
     if (!sources.clusterFiles().isEmpty()) {
       return sources.view(config);
     }

@@ -20,7 +20,7 @@ class LiveClusterTest {
     var env =
         new ClusterDetection.Environment(Map.of(), home, home.resolve("serviceaccount/token"));
 
-    assertThatThrownBy(() -> LiveCluster.connect(null, env))
+    assertThatThrownBy(() -> KubeconfigCluster.connect(null, env))
         .isInstanceOf(ClusterUnavailableException.class)
         .hasMessage(
             "no cluster to read: no --cluster file, no --kubeconfig, no in-cluster service account"

@@ -22,7 +22,7 @@ import java.util.Optional;
  * is given: from {@code --kubeconfig}, else found as {@link ClusterDetection} finds one. Every
  * failure is one line naming the server, where its address came from, and what failed.
  */
-final class LiveCluster implements AutoCloseable {
+final class KubeconfigCluster implements AutoCloseable {
   /** A command line is waiting: fail within seconds, not after fabric8's ten retries. */
   private static final int REQUEST_TIMEOUT_MS = 30_000;
 
@@ -31,7 +31,7 @@ final class LiveCluster implements AutoCloseable {
   private final KubernetesClient client;
   private final String where;
 
-  private LiveCluster(KubernetesClient client, String source) {
+  private KubeconfigCluster(KubernetesClient client, String source) {
     this.client = client;
     this.where = client.getMasterUrl() + " (from " + source + ")";
   }
@@ -39,7 +39,7 @@ final class LiveCluster implements AutoCloseable {
   /**
    * @throws ClusterUnavailableException when there is no cluster to read, naming what was tried
    */
-  static LiveCluster connect(Path kubeconfig, ClusterDetection.Environment environment) {
+  static KubeconfigCluster connect(Path kubeconfig, ClusterDetection.Environment environment) {
     Config config;
     String source;
     if (kubeconfig != null) {
@@ -64,7 +64,7 @@ final class LiveCluster implements AutoCloseable {
     }
     config.setRequestTimeout(REQUEST_TIMEOUT_MS);
     config.setRequestRetryBackoffLimit(RETRIES);
-    return new LiveCluster(new KubernetesClientBuilder().withConfig(config).build(), source);
+    return new KubeconfigCluster(new KubernetesClientBuilder().withConfig(config).build(), source);
   }
 
   private interface ConfigReader {
