@@ -11,6 +11,9 @@ import org.springframework.boot.tomcat.TomcatConnectorCustomizer;
  * the body read timeout and the same timeouts for HTTP/2, whose streams Tomcat times separately.
  */
 final class ConnectorLimits implements TomcatConnectorCustomizer {
+  /** Below this average size, a non-final DATA frame counts as overhead (see customize). */
+  static final int SMALL_DATA_FRAME = 64;
+
   private final ServerSettings settings;
 
   ConnectorLimits(ServerSettings settings) {
@@ -30,6 +33,13 @@ final class ConnectorLimits implements TomcatConnectorCustomizer {
         h2.setReadTimeout(settings.headerTimeout().toMillis());
         h2.setStreamReadTimeout(read);
         h2.setKeepAliveTimeout(settings.idleTimeout().toMillis());
+        // Tomcat returns the connection's flow-control window in as many bytes as each read took,
+        // so a client sending a body larger than the window (the API server, a pod over 64 KiB)
+        // is let through a few bytes at a time and sends DATA frames of 1 or 2 bytes. At Tomcat's
+        // default of 1024, two such frames in a row end the connection, and with it every
+        // admission multiplexed on it, for "too much overhead". At 64 a flood of tiny frames
+        // still ends the connection within a few frames.
+        h2.setOverheadDataThreshold(SMALL_DATA_FRAME);
       }
     }
   }
