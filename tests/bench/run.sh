@@ -20,6 +20,8 @@
 #   BENCH_JAVA_OPTS=...       extra JVM flags for mesh-injector (e.g. to compare TLS stacks)
 #   BENCH_NMT=1               with BENCH_JAVA_OPTS=-XX:NativeMemoryTracking=summary: writes nmt.txt
 #   BENCH_OUT=DIR             where inputs, logs and results go (default tests/bench/target)
+#   BENCH_STARTS=3            cold starts of mesh-injector with the README's example cluster, timed
+#                             with the AOT cache (when trained) and without; 0 skips them
 set -euo pipefail
 
 bench=$(cd "$(dirname "$0")" && pwd -P)
@@ -216,3 +218,32 @@ printf '%-14s %6s %8s %7s %7s %8s %7s %7s %7s %6s\n' "server" "ready" "h1 rps" "
 printf '%-14s %6s %8s %7s %7s %8s %7s %7s %7s %6s\n' "" "ms" "16 conn" "2c ms" "2c ms" "16 conn" \
   "2c ms" "2c ms" "MiB" ""
 printf '%s\n' "${results[@]}" | tee "$out/results.txt"
+
+# -- start-up with the README's example cluster: cold starts through the launcher, to /readyz 200
+starts=${BENCH_STARTS:-3}
+if [ "$starts" -gt 0 ] && [[ " $servers " == *" mesh-injector "* ]]; then
+  aot_file=$root/webhook/target/app/mesh-injector.aot
+  variants="no-aot"; [ -f "$aot_file" ] && variants="aot no-aot"
+  startup_lines=()
+  for variant in $variants; do
+    times=()
+    for _ in $(seq "$starts"); do
+      port=$(free_port)
+      started=$(now_ms)
+      cache=$aot_file; [ "$variant" = no-aot ] && cache=$out/no-such.aot
+      MESH_INJECTOR_AOT_CACHE=$cache MESH_INJECTOR_JAVA_OPTS="${BENCH_JAVA_OPTS:-}" \
+        "$root/bin/mesh-injector" serve --cluster "$root/examples/cluster.yaml" \
+        --tls-dir "$out/tls" --port "$port" --metrics-port "$(free_port)" > "$out/startup.log" 2>&1 &
+      pid=$!
+      ready=$(wait_ready "$pid" "$port")
+      rss=$(rss_mib "$pid")
+      kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true
+      times+=("$ready")
+      echo "start-up ($variant, example cluster): ready after $ready ms, RSS at ready $rss MiB"
+    done
+    median=$(printf '%s\n' "${times[@]}" | sort -n | awk '{ v[NR]=$1 } END { print v[int((NR+1)/2)] }')
+    startup_lines+=("$(printf 'start-up, example cluster, %-6s: median %s ms of %s (%s)' "$variant" \
+      "$median" "$starts" "${times[*]}")")
+  done
+  printf '%s\n' "${startup_lines[@]}" | tee -a "$out/results.txt"
+fi
