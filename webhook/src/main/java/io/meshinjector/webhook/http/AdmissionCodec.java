@@ -19,9 +19,10 @@ import com.fasterxml.jackson.module.blackbird.BlackbirdModule;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.math.BigInteger;
-import java.util.Base64;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -130,6 +131,49 @@ public final class AdmissionCodec {
 
   /** The HTTP body of {@code reply}. */
   public byte[] write(AdmissionReply reply) {
+    Encoded encoded = encode(reply);
+    return Arrays.copyOf(encoded.bytes(), encoded.length());
+  }
+
+  /**
+   * The HTTP body of {@code reply} in this thread's buffer, valid until the thread encodes again:
+   * the server writes it out at once, so no array is allocated and grown per answer.
+   */
+  public Encoded encode(AdmissionReply reply) {
+    ReusableBuffer buffer = BUFFER.get();
+    buffer.reset();
+    try {
+      mapper.writeValue(buffer, body(reply));
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot serialise a JSON tree", e);
+    }
+    Encoded encoded = new Encoded(buffer.bytes(), buffer.size());
+    if (buffer.bytes().length > MAX_KEPT_BUFFER) {
+      // a rare huge answer: not kept for the thread's lifetime
+      BUFFER.remove();
+    }
+    return encoded;
+  }
+
+  /** The first {@code length} bytes of {@code bytes}. */
+  public record Encoded(byte[] bytes, int length) {}
+
+  private static final int MAX_KEPT_BUFFER = 256 * 1024;
+  private static final ThreadLocal<ReusableBuffer> BUFFER =
+      ThreadLocal.withInitial(ReusableBuffer::new);
+
+  /** A ByteArrayOutputStream whose array is read in place instead of copied. */
+  private static final class ReusableBuffer extends ByteArrayOutputStream {
+    ReusableBuffer() {
+      super(16 * 1024);
+    }
+
+    byte[] bytes() {
+      return buf;
+    }
+  }
+
+  private ObjectNode body(AdmissionReply reply) {
     ObjectNode body;
     if (reply instanceof AdmissionReply.Failed f) {
       body = mapper.createObjectNode();
@@ -145,7 +189,8 @@ public final class AdmissionCodec {
       body = review(p.request(), true, p.warnings(), p.audit());
       ObjectNode response = (ObjectNode) body.get("response");
       response.put("patchType", "JSONPatch");
-      response.put("patch", Base64.getEncoder().encodeToString(bytes(p.patch())));
+      // a binary node: Jackson writes it as standard base64 straight into the output
+      response.put("patch", bytes(p.patch()));
     } else {
       AdmissionReply.Refused r = (AdmissionReply.Refused) reply;
       body = review(r.request(), false, r.warnings(), r.audit());
@@ -154,7 +199,7 @@ public final class AdmissionCodec {
       status.put("reason", "Forbidden");
       status.put("message", r.message());
     }
-    return bytes(body);
+    return body;
   }
 
   private ObjectNode review(

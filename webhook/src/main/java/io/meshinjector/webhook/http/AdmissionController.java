@@ -38,19 +38,19 @@ public class AdmissionController {
   public void mutate(HttpServletRequest request, HttpServletResponse response) {
     try (RequestContext ctx = RequestContext.open()) {
       int status;
-      byte[] body;
+      AdmissionCodec.Encoded body;
       InputStream in = null;
       try {
         in = request.getInputStream();
         AdmissionReply reply =
             service.handle(request.getContentType(), request.getContentLengthLong(), in);
-        body = service.codec().write(reply);
+        body = service.codec().encode(reply);
         status = reply.httpStatus();
       } catch (IOException | RuntimeException e) {
         // the service answers everything; this is only reached when the connection itself fails
         LOG.warn("cannot answer a request: {}", e.toString());
         status = 500;
-        body = LAST_RESORT;
+        body = new AdmissionCodec.Encoded(LAST_RESORT, LAST_RESORT.length);
       }
       // apart: the answer is already decided, and a body that fails to close must not turn an
       // admitted pod into a 500 the API server would refuse it for
@@ -70,13 +70,13 @@ public class AdmissionController {
     }
   }
 
-  private static void send(HttpServletResponse response, int status, byte[] body) {
+  private static void send(HttpServletResponse response, int status, AdmissionCodec.Encoded body) {
     try {
       response.setStatus(status);
       response.setContentType(MediaType.APPLICATION_JSON_VALUE);
-      response.setContentLength(body.length);
+      response.setContentLength(body.length());
       OutputStream out = response.getOutputStream();
-      out.write(body);
+      out.write(body.bytes(), 0, body.length());
       // flushed here, not by the container after the context is gone, so a failure is logged here
       out.flush();
     } catch (IOException | RuntimeException e) {

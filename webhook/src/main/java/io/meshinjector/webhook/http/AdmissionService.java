@@ -212,6 +212,16 @@ public final class AdmissionService {
       drain(body);
       throw new TooLarge();
     }
+    if (declaredLength >= 0) {
+      // the usual case: one array of the declared size, not a growing one copied at the end
+      byte[] bytes = new byte[(int) declaredLength];
+      int read = body.readNBytes(bytes, 0, bytes.length);
+      if (read < bytes.length) {
+        throw new IOException(
+            "the body ended after " + read + " of its " + declaredLength + " declared bytes");
+      }
+      return bytes;
+    }
     // one byte past the limit tells "exactly at the limit" from "over it" on a chunked body
     byte[] bytes = body.readNBytes(maxRequestBytes + 1);
     if (bytes.length > maxRequestBytes) {

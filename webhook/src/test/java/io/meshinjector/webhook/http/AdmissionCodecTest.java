@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.meshinjector.webhook.support.Reviews;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -104,5 +107,31 @@ class AdmissionCodecTest {
     assertThatThrownBy(() -> codec.pod(Reviews.JSON.readTree("[1, 2]")))
         .isInstanceOf(AdmissionCodec.BadRequest.class)
         .hasMessage("request.object is not a valid Pod: the Pod must be an object");
+  }
+
+  @Test
+  void encodingReusesTheThreadsBufferAndEachAnswerIsWhole() throws Exception {
+    AdmissionCodec wide = new AdmissionCodec(100, 1 << 20);
+    byte[] review = Reviews.JSON.writeValueAsBytes(Reviews.exampleJson("admission-review.json"));
+    AdmissionRequest request = wide.read(review);
+    ArrayNode patch = Reviews.JSON.createArrayNode();
+    patch.addObject().put("op", "add").put("path", "/metadata/labels/a").put("value", "b\u00e9");
+    AdmissionReply patched = AdmissionReply.patched(request, patch, List.of("w"), Map.of());
+
+    AdmissionCodec.Encoded first = wide.encode(patched);
+    JsonNode large = Reviews.JSON.readTree(first.bytes(), 0, first.length());
+    AdmissionCodec.Encoded second = wide.encode(AdmissionReply.badRequest("no"));
+    JsonNode small = Reviews.JSON.readTree(second.bytes(), 0, second.length());
+
+    assertThat(second.bytes()).as("one buffer per thread").isSameAs(first.bytes());
+    // the patch as the API server decodes it: standard base64 of the JSON Patch's UTF-8 bytes
+    byte[] sent =
+        java.util.Base64.getDecoder().decode(large.path("response").path("patch").asText());
+    assertThat(Reviews.JSON.readTree(sent)).isEqualTo(patch);
+    assertThat(large.path("response").path("uid").asText()).isEqualTo(request.uid());
+    assertThat(small.path("kind").asText()).isEqualTo("Status");
+    assertThat(small.path("message").asText()).isEqualTo("no");
+    assertThat(wide.write(AdmissionReply.badRequest("no")))
+        .isEqualTo(java.util.Arrays.copyOf(second.bytes(), second.length()));
   }
 }

@@ -113,4 +113,14 @@ class AdmissionServiceTest {
     service().handle("application/json", body.length, new ByteArrayInputStream(body));
     assertThat(org.slf4j.MDC.get("uid")).isNull();
   }
+
+  @Test
+  void aBodyShorterThanItsContentLengthIs400AndItsAnswerNamesTheRead() throws Exception {
+    byte[] body = Reviews.JSON.writeValueAsBytes(Reviews.exampleJson("admission-review.json"));
+    AdmissionReply reply =
+        service().handle("application/json", body.length + 10, new ByteArrayInputStream(body));
+    assertThat(reply).isInstanceOf(AdmissionReply.Failed.class);
+    assertThat(reply.httpStatus()).isEqualTo(400);
+    assertThat(((AdmissionReply.Failed) reply).message()).isEqualTo("the body cannot be read");
+  }
 }
