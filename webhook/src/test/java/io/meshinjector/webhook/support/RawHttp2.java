@@ -85,7 +85,7 @@ public final class RawHttp2 implements AutoCloseable {
   /**
    * POSTs {@code body} to {@code path}, in DATA frames of the given sizes (the last frame carries
    * END_STREAM and whatever remains), then reads until the stream's answer or the connection's end.
-   * The body must fit the server's initial flow-control window (64 KiB), as no WINDOW_UPDATE is
+   * The body must fit the server's initial flow-control window (16 KiB), as no WINDOW_UPDATE is
    * awaited.
    */
   public Outcome post(String path, byte[] body, List<Integer> frameSizes) throws IOException {
