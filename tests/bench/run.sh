@@ -10,12 +10,17 @@
 #   josdk-peer  a minimal mutating webhook (one label) on the Java Operator SDK's admission framework
 #               under Spring Boot (tests/bench/josdk-peer, a Maven project of its own)
 #   mesh-injector  `serve` through bin/mesh-injector, the launcher the image and the README use
+# and, only when named in BENCH_SERVERS, mesh-injector's admission code on another server stack
+# (tests/bench/netty-peer, Reactor Netty, on the launcher's JVM and flags):
+#   netty-boringssl  Reactor Netty with BoringSSL (netty-tcnative-boringssl-static)
+#   netty-jdk        Reactor Netty with the JDK's TLS (JSSE, as Tomcat in `serve`)
 # For each: start-to-ready, throughput at 16 connections and p50/p99 at 2 connections over HTTP/1.1
 # (wrk) and HTTP/2 (h2load), non-2xx answers, and RSS after the load.
 #
 # Environment (all optional):
 #   BENCH_DURATION=15         seconds of each measured run (warm-up: BENCH_WARMUP=10)
-#   BENCH_SERVERS="nginx josdk-peer mesh-injector"   which servers, in this order
+#   BENCH_SERVERS="nginx josdk-peer mesh-injector"   which servers, in this order (also:
+#                             netty-boringssl, netty-jdk)
 #   BENCH_SKIP_BUILD=1        use the jars already built
 #   BENCH_JAVA_OPTS=...       extra JVM flags for mesh-injector (e.g. to compare TLS stacks)
 #   BENCH_NMT=1               with BENCH_JAVA_OPTS=-XX:NativeMemoryTracking=summary: writes nmt.txt
@@ -52,9 +57,11 @@ nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
 
 # -- builds: the webhook (with the AOT cache when a Java 25 is there) and the peer
 if [ "${BENCH_SKIP_BUILD:-}" != 1 ]; then
-  say "building mesh-injector and the JOSDK peer"
+  say "building mesh-injector, the JOSDK peer and the Netty peer"
   (cd "$root" && ./mvnw -B -q -DskipTests package -pl webhook -am)
   (cd "$root" && ./mvnw -B -q -DskipTests -f tests/bench/josdk-peer/pom.xml package)
+  # after the webhook: it compiles against webhook/target/app/mesh-injector.jar
+  (cd "$root" && ./mvnw -B -q -DskipTests -f tests/bench/netty-peer/pom.xml package)
 fi
 if [ ! -f "$root/webhook/target/app/mesh-injector.aot" ] && [ "${BENCH_NO_AOT:-}" != 1 ]; then
   "$root/bin/train-aot-cache" || echo "no AOT cache: the start-up figure is without one"
@@ -108,8 +115,10 @@ wrk_run() { # port connections seconds
 h2_run() { # port connections seconds
   local f=$out/h2load-$1-$2.txt log=$out/h2load-$1-$2.log
   rm -f "$log"
-  h2load -c "$2" -t "$(( $2 < 2 ? 1 : 2 ))" -m 1 -D "$3" -d "$body" -H 'content-type: application/json' \
-    --log-file="$log" "https://127.0.0.1:$1/mutate" > "$f" 2>&1 || true
+  # bounded: h2load 1.52 can run on past -D when a client connects after the others stopped
+  # (seen with slow TLS handshakes on a cold JVM)
+  timeout "$(( $3 + 60 ))" h2load -c "$2" -t "$(( $2 < 2 ? 1 : 2 ))" -m 1 -D "$3" -d "$body" \
+    -H 'content-type: application/json' --log-file="$log" "https://127.0.0.1:$1/mutate" > "$f" 2>&1 || true
   local rps non2xx
   rps=$(awk '/^finished in/ { gsub(/,/,""); print $4 }' "$f")
   non2xx=$(awk '/^status codes:/ { gsub(/,/,""); print $5+$7+$9 }' "$f")
@@ -164,6 +173,23 @@ NGINX
       MESH_INJECTOR_JAVA_OPTS="${BENCH_JAVA_OPTS:-}" "$root/bin/mesh-injector" serve --cluster "$cluster" \
         --tls-dir "$out/tls" --port "$port" --metrics-port "$(free_port)" > "$out/mesh-injector.log" 2>&1 &
       pid=$! ;;
+    netty-boringssl|netty-jdk)
+      # the launcher's java and flags (heap, GC, native areas), without its -jar and AOT cache
+      local flags=() word ssl=openssl
+      [ "$name" = netty-jdk ] && ssl=jdk
+      for word in $(MESH_INJECTOR_DRY_RUN=1 MESH_INJECTOR_JAVA_OPTS="${BENCH_JAVA_OPTS:-}" \
+                    "$root/bin/mesh-injector"); do
+        case $word in
+          -jar) break ;;
+          -XX:AOTCache=*|-Xlog:aot*) ;;
+          *) flags+=("$word") ;;
+        esac
+      done
+      local cp=$bench/netty-peer/target/netty-peer.jar:$bench/netty-peer/target/lib/*
+      cp=$cp:$root/webhook/target/app/mesh-injector.jar
+      "${flags[@]}" -cp "$cp" bench.netty.NettyPeer --port="$port" --tls-crt="$out/tls/tls.crt" \
+        --tls-key="$out/tls/tls.key" --cluster="$cluster" --ssl="$ssl" > "$out/$name.log" 2>&1 &
+      pid=$! ;;
   esac
 }
 
@@ -208,14 +234,14 @@ for name in $servers; do
   fi
   echo "RSS after load: $rss MiB"
   kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true
-  results+=("$(printf '%-14s %6s %8s %7s %7s %8s %7s %7s %7s %6s' "$name" "$ready" "$h1_rps" "$h1_p50" "$h1_p99" \
+  results+=("$(printf '%-15s %6s %8s %7s %7s %8s %7s %7s %7s %6s' "$name" "$ready" "$h1_rps" "$h1_p50" "$h1_p99" \
     "$h2_rps" "$h2_p50" "$h2_p99" "$rss" "$(( h1_bad + h1_bad2 + h2_bad + h2_bad2 ))")")
 done
 
 say "results ($(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg), ${duration}s per run)"
-printf '%-14s %6s %8s %7s %7s %8s %7s %7s %7s %6s\n' "server" "ready" "h1 rps" "h1 p50" "h1 p99" \
+printf '%-15s %6s %8s %7s %7s %8s %7s %7s %7s %6s\n' "server" "ready" "h1 rps" "h1 p50" "h1 p99" \
   "h2 rps" "h2 p50" "h2 p99" "RSS" "non2xx"
-printf '%-14s %6s %8s %7s %7s %8s %7s %7s %7s %6s\n' "" "ms" "16 conn" "2c ms" "2c ms" "16 conn" \
+printf '%-15s %6s %8s %7s %7s %8s %7s %7s %7s %6s\n' "" "ms" "16 conn" "2c ms" "2c ms" "16 conn" \
   "2c ms" "2c ms" "MiB" ""
 printf '%s\n' "${results[@]}" | tee "$out/results.txt"
 

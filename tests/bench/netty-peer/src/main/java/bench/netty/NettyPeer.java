@@ -1,0 +1,217 @@
+package bench.netty;
+
+import io.meshinjector.engine.RuleEngine;
+import io.meshinjector.engine.cluster.InMemoryClusterView;
+import io.meshinjector.engine.config.ConfigLoader;
+import io.meshinjector.engine.config.MeshConfig;
+import io.meshinjector.webhook.cluster.ClusterFiles;
+import io.meshinjector.webhook.config.WebhookSettings;
+import io.meshinjector.webhook.http.AdmissionCodec;
+import io.meshinjector.webhook.http.AdmissionReply;
+import io.meshinjector.webhook.http.AdmissionService;
+import io.meshinjector.webhook.http.PodLimits;
+import io.meshinjector.webhook.logging.AsyncConsole;
+import io.meshinjector.webhook.metrics.AdmissionMetrics;
+import io.meshinjector.webhook.mutation.InjectionPipeline;
+import io.meshinjector.webhook.mutation.Mutators;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.buffer.ByteBuf;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.ssl.OpenSsl;
+import io.netty.handler.ssl.SslProvider;
+import java.io.ByteArrayInputStream;
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Mono;
+import reactor.netty.DisposableServer;
+import reactor.netty.http.Http2SslContextSpec;
+import reactor.netty.http.HttpProtocol;
+import reactor.netty.http.server.HttpServer;
+import reactor.netty.http.server.HttpServerRequest;
+import reactor.netty.http.server.HttpServerResponse;
+
+/**
+ * mesh-injector's admission code behind Reactor Netty, for the benchmark only: the AdmissionService
+ * that {@code serve} builds (the default configuration's limits, a fixed view from a cluster file),
+ * answering {@code POST /mutate} over TLS with HTTP/1.1 and HTTP/2 negotiated by ALPN, and {@code
+ * GET /readyz} and {@code /healthz}.
+ *
+ * <p>Arguments: {@code --port=N --tls-crt=FILE --tls-key=FILE --cluster=FILE [--ssl=openssl|jdk]};
+ * {@code openssl} (the default) is BoringSSL from netty-tcnative-boringssl-static, {@code jdk} is
+ * the JDK's JSSE, as Tomcat uses it in {@code serve}.
+ *
+ * <p>The admission runs on the event loop that read the request: it is CPU work with no blocking
+ * call, as in {@code serve}, where it runs on Tomcat's request thread.
+ */
+public final class NettyPeer {
+  private static final Logger LOG = LoggerFactory.getLogger(NettyPeer.class);
+  private static final byte[] OK = "ok\n".getBytes(StandardCharsets.UTF_8);
+  private static final byte[] LAST_RESORT =
+      ("{\"apiVersion\":\"v1\",\"kind\":\"Status\",\"status\":\"Failure\","
+              + "\"reason\":\"InternalError\",\"code\":500}")
+          .getBytes(StandardCharsets.UTF_8);
+
+  private final AdmissionService service;
+
+  private NettyPeer(AdmissionService service) {
+    this.service = service;
+  }
+
+  public static void main(String[] args) {
+    Map<String, String> options = options(args);
+    int port = Integer.parseInt(required(options, "port"));
+    File crt = new File(required(options, "tls-crt"));
+    File key = new File(required(options, "tls-key"));
+    Path cluster = Path.of(required(options, "cluster"));
+    SslProvider provider = provider(options.getOrDefault("ssl", "openssl"));
+    // as serve: a request thread only queues its log line ("injected: ..." on every admission)
+    AsyncConsole.install(LoggerFactory.getILoggerFactory());
+
+    NettyPeer peer = new NettyPeer(service(cluster));
+    Http2SslContextSpec tls =
+        Http2SslContextSpec.forServer(crt, key).configure(builder -> builder.sslProvider(provider));
+    DisposableServer server =
+        HttpServer.create()
+            .host("127.0.0.1")
+            .port(port)
+            .protocol(HttpProtocol.HTTP11, HttpProtocol.H2)
+            .secure(spec -> spec.sslContext(tls))
+            .route(
+                routes ->
+                    routes
+                        .post("/mutate", peer::mutate)
+                        .get("/readyz", NettyPeer::ok)
+                        .get("/healthz", NettyPeer::ok))
+            .bindNow();
+    LOG.info(
+        "listening on https://127.0.0.1:{} (TLS: {}{})",
+        server.port(),
+        provider,
+        provider == SslProvider.OPENSSL ? ", " + OpenSsl.versionString() : "");
+    server.onDispose().block();
+  }
+
+  /** The AdmissionService of {@code serve}, as WebhookApplication wires it, for a cluster file. */
+  static AdmissionService service(Path cluster) {
+    MeshConfig config = ConfigLoader.defaults();
+    WebhookSettings settings = WebhookSettings.from(config);
+    AdmissionCodec codec =
+        new AdmissionCodec(settings.maxNestingDepth(), settings.maxStringLength());
+    InjectionPipeline pipeline =
+        new InjectionPipeline(
+            new RuleEngine(config.engine(), Clock.systemUTC()),
+            Mutators.forConfig(config),
+            codec.mapper());
+    InMemoryClusterView view = ClusterFiles.load(config.engine().capabilities(), List.of(cluster));
+    // a file view is never stale: serve's Staleness over ViewHealth.fixed() never warns either
+    return new AdmissionService(
+        codec,
+        pipeline,
+        () -> view,
+        new AdmissionMetrics(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)),
+        settings.maxRequestBytes(),
+        PodLimits.from(config));
+  }
+
+  private Mono<Void> mutate(HttpServerRequest request, HttpServerResponse response) {
+    String contentType = request.requestHeaders().get(HttpHeaderNames.CONTENT_TYPE);
+    long declaredLength = contentLength(request);
+    return request
+        .receive()
+        .aggregate()
+        .asByteArray()
+        .defaultIfEmpty(new byte[0])
+        .flatMap(bytes -> answer(response, contentType, declaredLength, bytes));
+  }
+
+  private Mono<Void> answer(
+      HttpServerResponse response, String contentType, long declaredLength, byte[] bytes) {
+    int status;
+    byte[] body;
+    int length;
+    try {
+      AdmissionReply reply =
+          service.handle(contentType, declaredLength, new ByteArrayInputStream(bytes));
+      AdmissionCodec.Encoded encoded = service.codec().encode(reply);
+      status = reply.httpStatus();
+      body = encoded.bytes();
+      length = encoded.length();
+    } catch (RuntimeException e) {
+      LOG.warn("cannot answer a request: {}", e.toString());
+      status = 500;
+      body = LAST_RESORT;
+      length = LAST_RESORT.length;
+    }
+    // copied: the codec's array is its thread's buffer, reused by the next answer
+    ByteBuf out = response.alloc().buffer(length).writeBytes(body, 0, length);
+    return response
+        .status(status)
+        .header(HttpHeaderNames.CONTENT_TYPE, "application/json")
+        .header(HttpHeaderNames.CONTENT_LENGTH, Integer.toString(length))
+        .send(Mono.just(out))
+        .then();
+  }
+
+  private static Mono<Void> ok(HttpServerRequest request, HttpServerResponse response) {
+    return response
+        .header(HttpHeaderNames.CONTENT_TYPE, "text/plain")
+        .header(HttpHeaderNames.CONTENT_LENGTH, Integer.toString(OK.length))
+        .sendByteArray(Mono.just(OK))
+        .then();
+  }
+
+  private static long contentLength(HttpServerRequest request) {
+    String value = request.requestHeaders().get(HttpHeaderNames.CONTENT_LENGTH);
+    if (value == null) {
+      return -1;
+    }
+    try {
+      return Long.parseLong(value.trim());
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  private static SslProvider provider(String name) {
+    switch (name) {
+      case "openssl":
+        if (!OpenSsl.isAvailable()) {
+          throw new IllegalStateException(
+              "--ssl=openssl: netty-tcnative is not usable", OpenSsl.unavailabilityCause());
+        }
+        return SslProvider.OPENSSL;
+      case "jdk":
+        return SslProvider.JDK;
+      default:
+        throw new IllegalArgumentException("--ssl must be openssl or jdk, not " + name);
+    }
+  }
+
+  private static Map<String, String> options(String[] args) {
+    Map<String, String> options = new HashMap<>();
+    for (String arg : args) {
+      int eq = arg.indexOf('=');
+      if (!arg.startsWith("--") || eq < 0) {
+        throw new IllegalArgumentException("arguments are --name=value, not " + arg);
+      }
+      options.put(arg.substring(2, eq), arg.substring(eq + 1));
+    }
+    return options;
+  }
+
+  private static String required(Map<String, String> options, String name) {
+    String value = options.get(name);
+    if (value == null || value.isEmpty()) {
+      throw new IllegalArgumentException("--" + name + "= is required");
+    }
+    return value;
+  }
+}
