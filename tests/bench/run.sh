@@ -129,6 +129,8 @@ h2_run() { # port connections seconds
 
 start_server() { # name port -> sets $pid; $started is the time the process was started
   local name=$1 port=$2
+  # the second port before the clock starts: a Python process is not part of the start-up
+  local port2; port2=$(free_port)
   started=$(now_ms)
   case $name in
     nginx)
@@ -166,12 +168,12 @@ NGINX
       "$java" -jar "$bench/josdk-peer/target/josdk-peer.jar" --server.port="$port" \
         --server.http2.enabled=true --server.ssl.certificate="file:$out/tls/tls.crt" \
         --server.ssl.certificate-private-key="file:$out/tls/tls.key" \
-        --management.server.port="$(free_port)" --spring.main.banner-mode=off \
+        --management.server.port="$port2" --spring.main.banner-mode=off \
         > "$out/josdk-peer.log" 2>&1 &
       pid=$! ;;
     mesh-injector)
       MESH_INJECTOR_JAVA_OPTS="${BENCH_JAVA_OPTS:-}" "$root/bin/mesh-injector" serve --cluster "$cluster" \
-        --tls-dir "$out/tls" --port "$port" --metrics-port "$(free_port)" > "$out/mesh-injector.log" 2>&1 &
+        --tls-dir "$out/tls" --port "$port" --metrics-port "$port2" > "$out/mesh-injector.log" 2>&1 &
       pid=$! ;;
     netty-boringssl|netty-jdk)
       # the launcher's java and flags (heap, GC, native areas), without its -jar and AOT cache
@@ -255,11 +257,12 @@ if [ "$starts" -gt 0 ] && [[ " $servers " == *" mesh-injector "* ]]; then
     times=()
     for _ in $(seq "$starts"); do
       port=$(free_port)
+      port2=$(free_port)
       started=$(now_ms)
       cache=$aot_file; [ "$variant" = no-aot ] && cache=$out/no-such.aot
       MESH_INJECTOR_AOT_CACHE=$cache MESH_INJECTOR_JAVA_OPTS="${BENCH_JAVA_OPTS:-}" \
         "$root/bin/mesh-injector" serve --cluster "$root/examples/cluster.yaml" \
-        --tls-dir "$out/tls" --port "$port" --metrics-port "$(free_port)" > "$out/startup.log" 2>&1 &
+        --tls-dir "$out/tls" --port "$port" --metrics-port "$port2" > "$out/startup.log" 2>&1 &
       pid=$!
       ready=$(wait_ready "$pid" "$port")
       rss=$(rss_mib "$pid")
