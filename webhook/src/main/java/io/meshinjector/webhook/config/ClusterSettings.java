@@ -25,14 +25,11 @@ public record ClusterSettings(
     Duration labelResyncPeriod) {
 
   public ClusterSettings {
-    positive("webhook.cluster.namespaceReadTimeout", namespaceReadTimeout);
-    positive("webhook.cluster.staleAfter", staleAfter);
-    positive("webhook.cluster.labelResyncPeriod", labelResyncPeriod);
-    if (labelPatchesPerSecond < 1) {
-      throw new ConfigException(
-          "config key 'webhook.cluster.labelPatchesPerSecond' must be at least 1, not "
-              + labelPatchesPerSecond);
-    }
+    ConfigException.requirePositive("webhook.cluster.namespaceReadTimeout", namespaceReadTimeout);
+    ConfigException.requirePositive("webhook.cluster.staleAfter", staleAfter);
+    ConfigException.requirePositive("webhook.cluster.labelResyncPeriod", labelResyncPeriod);
+    ConfigException.requireAtLeastOne(
+        "webhook.cluster.labelPatchesPerSecond", labelPatchesPerSecond);
     if (labelLeaseName == null || labelLeaseName.isBlank()) {
       throw new ConfigException("config key 'webhook.cluster.labelLeaseName' must name a Lease");
     }
@@ -49,11 +46,5 @@ public record ClusterSettings(
             s.duration("labelResyncPeriod"));
     s.done();
     return settings;
-  }
-
-  private static void positive(String key, Duration d) {
-    if (d.isNegative() || d.isZero()) {
-      throw new ConfigException("config key '" + key + "' must be a positive duration, not " + d);
-    }
   }
 }

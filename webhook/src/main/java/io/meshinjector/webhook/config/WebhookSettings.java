@@ -25,10 +25,10 @@ public record WebhookSettings(
   public WebhookSettings {
     checkPort("webhook.port", port);
     checkPort("webhook.metricsPort", metricsPort);
-    positive("webhook.maxRequestBytes", maxRequestBytes);
-    positive("webhook.maxNestingDepth", maxNestingDepth);
-    positive("webhook.maxStringLength", maxStringLength);
-    positive("webhook.selfSignedDays", selfSignedDays);
+    ConfigException.requireAtLeastOne("webhook.maxRequestBytes", maxRequestBytes);
+    ConfigException.requireAtLeastOne("webhook.maxNestingDepth", maxNestingDepth);
+    ConfigException.requireAtLeastOne("webhook.maxStringLength", maxStringLength);
+    ConfigException.requireAtLeastOne("webhook.selfSignedDays", selfSignedDays);
     selfSignedNames = List.copyOf(selfSignedNames);
     if (selfSignedNames.isEmpty()) {
       throw new ConfigException("config key 'webhook.selfSignedNames' must name at least one host");
@@ -137,12 +137,6 @@ public record WebhookSettings(
     // 0 asks the OS for a free port: the tests use it
     if (port < 0 || port > 65535) {
       throw new ConfigException("config key '" + key + "' must be a port number, not " + port);
-    }
-  }
-
-  private static void positive(String key, int value) {
-    if (value < 1) {
-      throw new ConfigException("config key '" + key + "' must be at least 1, not " + value);
     }
   }
 }

@@ -15,9 +15,9 @@ public record PodLimits(int maxContainers, int maxVolumes, int maxEnvEntries) {
   private static final String KEY = "webhook.podLimits.";
 
   public PodLimits {
-    positive("maxContainers", maxContainers);
-    positive("maxVolumes", maxVolumes);
-    positive("maxEnvEntries", maxEnvEntries);
+    ConfigException.requireAtLeastOne(KEY + "maxContainers", maxContainers);
+    ConfigException.requireAtLeastOne(KEY + "maxVolumes", maxVolumes);
+    ConfigException.requireAtLeastOne(KEY + "maxEnvEntries", maxEnvEntries);
   }
 
   public static PodLimits from(MeshConfig config) {
@@ -82,11 +82,5 @@ public record PodLimits(int maxContainers, int maxVolumes, int maxEnvEntries) {
 
   private static int size(JsonNode list) {
     return list.isArray() ? list.size() : 0;
-  }
-
-  private static void positive(String key, int value) {
-    if (value < 1) {
-      throw new ConfigException("config key '" + KEY + key + "' must be at least 1, not " + value);
-    }
   }
 }

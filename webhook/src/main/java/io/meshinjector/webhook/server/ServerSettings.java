@@ -30,13 +30,13 @@ public record ServerSettings(
     if (drainPeriod == null || drainPeriod.isNegative()) {
       throw new ConfigException("config key '" + KEY + "drainPeriod' must be 0s or longer");
     }
-    positive("shutdownTimeout", shutdownTimeout);
-    positive("headerTimeout", headerTimeout);
-    positive("readTimeout", readTimeout);
-    positive("idleTimeout", idleTimeout);
-    atLeastOne("maxConnections", maxConnections);
-    atLeastOne("acceptCount", acceptCount);
-    atLeastOne("maxThreads", maxThreads);
+    ConfigException.requirePositive(KEY + "shutdownTimeout", shutdownTimeout);
+    ConfigException.requirePositive(KEY + "headerTimeout", headerTimeout);
+    ConfigException.requirePositive(KEY + "readTimeout", readTimeout);
+    ConfigException.requirePositive(KEY + "idleTimeout", idleTimeout);
+    ConfigException.requireAtLeastOne(KEY + "maxConnections", maxConnections);
+    ConfigException.requireAtLeastOne(KEY + "acceptCount", acceptCount);
+    ConfigException.requireAtLeastOne(KEY + "maxThreads", maxThreads);
   }
 
   public static ServerSettings from(MeshConfig config) {
@@ -53,17 +53,5 @@ public record ServerSettings(
             s.integer("maxThreads"));
     s.done();
     return settings;
-  }
-
-  private static void positive(String key, Duration value) {
-    if (value == null || value.isNegative() || value.isZero()) {
-      throw new ConfigException("config key '" + KEY + key + "' must be a positive duration");
-    }
-  }
-
-  private static void atLeastOne(String key, int value) {
-    if (value < 1) {
-      throw new ConfigException("config key '" + KEY + key + "' must be at least 1, not " + value);
-    }
   }
 }

@@ -37,10 +37,10 @@ public record TlsSettings(
     notBlank("webhook.tls.webhookConfigurationName", webhookConfigurationName);
     notBlank("webhook.tls.serviceName", serviceName);
     notBlank("webhook.tls.leaseName", leaseName);
-    positive("webhook.tls.resyncPeriod", resyncPeriod);
-    positive("webhook.tls.expiryWarning", expiryWarning);
-    positive("webhook.tls.caValidity", caValidity);
-    positive("webhook.tls.servingValidity", servingValidity);
+    ConfigException.requirePositive("webhook.tls.resyncPeriod", resyncPeriod);
+    ConfigException.requirePositive("webhook.tls.expiryWarning", expiryWarning);
+    ConfigException.requirePositive("webhook.tls.caValidity", caValidity);
+    ConfigException.requirePositive("webhook.tls.servingValidity", servingValidity);
     if (caValidity.compareTo(servingValidity) < 0) {
       throw new ConfigException(
           "config key 'webhook.tls.servingValidity' ("
@@ -135,12 +135,6 @@ public record TlsSettings(
   private static void notBlank(String key, String value) {
     if (value == null || value.isBlank()) {
       throw new ConfigException("config key '" + key + "' must not be empty");
-    }
-  }
-
-  private static void positive(String key, Duration value) {
-    if (value == null || value.isNegative() || value.isZero()) {
-      throw new ConfigException("config key '" + key + "' must be a positive duration");
     }
   }
 }
