@@ -1,6 +1,8 @@
 package io.meshinjector.webhook.mutation;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -62,27 +64,48 @@ public final class PodShape {
     return Optional.empty();
   }
 
-  private static Optional<String> nullListItem(String path, JsonNode node) {
+  /**
+   * Walks the tree holding only the path's segments; the path is spelt out once a null is found,
+   * since every admission walks every node of the pod and almost none has a null.
+   */
+  private static Optional<String> nullListItem(String root, JsonNode node) {
+    Deque<Object> path = new ArrayDeque<>();
+    return nullListItem(node, path)
+        ? Optional.of(spell(root, path) + " is null")
+        : Optional.empty();
+  }
+
+  private static boolean nullListItem(JsonNode node, Deque<Object> path) {
     if (node.isArray()) {
       for (int i = 0; i < node.size(); i++) {
-        String item = path + "[" + i + "]";
-        if (node.get(i).isNull()) {
-          return Optional.of(item + " is null");
+        path.addLast(i);
+        if (node.get(i).isNull() || nullListItem(node.get(i), path)) {
+          return true;
         }
-        Optional<String> found = nullListItem(item, node.get(i));
-        if (found.isPresent()) {
-          return found;
-        }
+        path.removeLast();
       }
     } else if (node.isObject()) {
       for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
         Map.Entry<String, JsonNode> e = it.next();
-        Optional<String> found = nullListItem(path + "." + e.getKey(), e.getValue());
-        if (found.isPresent()) {
-          return found;
+        path.addLast(e.getKey());
+        if (nullListItem(e.getValue(), path)) {
+          return true;
         }
+        path.removeLast();
       }
     }
-    return Optional.empty();
+    return false;
+  }
+
+  private static String spell(String root, Deque<Object> path) {
+    StringBuilder b = new StringBuilder(root);
+    for (Object segment : path) {
+      if (segment instanceof Integer i) {
+        b.append('[').append(i).append(']');
+      } else {
+        b.append('.').append(segment);
+      }
+    }
+    return b.toString();
   }
 }
