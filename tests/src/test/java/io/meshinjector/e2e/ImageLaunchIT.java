@@ -32,9 +32,11 @@ import org.junit.jupiter.api.Test;
  * Runs the launcher the way the image does (see the Dockerfile and the chart): the image's layout
  * ({@code /app/bin/mesh-injector}, {@code /app/lib/app/}), as uid 65532 with no home and a
  * read-only working directory, so only world-writable {@code /tmp} can be written, with the TLS
- * files in a read-only folder as the chart mounts them; and gets {@code /readyz} 200. The time to
- * ready is recorded in {@code target/image-launch.txt}, not asserted: this machine's speed varies
- * too much for that (the figures are in docs/benchmarks.md).
+ * files in a read-only folder as the chart mounts them; and gets {@code /readyz} 200. Then sends it
+ * SIGTERM, as the kubelet does, and checks the drain: {@code /readyz} 503 while admissions are
+ * still answered, and an exit with the JVM's SIGTERM status once it is over. The time to ready is
+ * recorded in {@code target/image-launch.txt}, not asserted: this machine's speed varies too much
+ * for that (the figures are in docs/benchmarks.md).
  */
 class ImageLaunchIT {
   private static final Path ROOT = Path.of(System.getProperty("project.root", "..")).normalize();
@@ -123,6 +125,29 @@ class ImageLaunchIT {
                 .formatted(UID.equals(currentUid()) ? UID + " (own)" : UID, ready.toMillis());
         System.out.print(record);
         Files.writeString(ROOT.resolve("tests/target/image-launch.txt"), record);
+
+        // what the kubelet does on a rollout: SIGTERM to the launcher's process (the JVM, since
+        // the launcher execs it); the pod stays in the endpoints until /readyz fails, so
+        // admissions must still be answered while /readyz says 503
+        byte[] review = Files.readAllBytes(ROOT.resolve("examples/admission-review.json"));
+        assertThat(admit(client, port, review)).as("an admission before SIGTERM").isEqualTo(200);
+        Instant terminated = Instant.now();
+        server.destroy();
+        int readyz = status(client, port, "/readyz");
+        while (readyz == 200 && Instant.now().isBefore(terminated.plusSeconds(5))) {
+          Thread.sleep(20);
+          readyz = status(client, port, "/readyz");
+        }
+        assertThat(readyz).as("/readyz after SIGTERM; " + Files.readString(log)).isEqualTo(503);
+        assertThat(admit(client, port, review))
+            .as("an admission during the drain; " + Files.readString(log))
+            .isEqualTo(200);
+        assertThat(server.waitFor(30, TimeUnit.SECONDS))
+            .as("the process ends after its drain period; " + Files.readString(log))
+            .isTrue();
+        // 143 = 128 + SIGTERM: the JVM's exit status after its shutdown hooks ran
+        assertThat(server.exitValue()).as(Files.readString(log)).isEqualTo(143);
+        assertThat(Files.readString(log)).contains("drain period over").doesNotContain("ERROR");
       } finally {
         server.destroy();
         if (!server.waitFor(20, TimeUnit.SECONDS)) {
@@ -214,6 +239,18 @@ class ImageLaunchIT {
     } catch (IOException e) {
       return -1; // not listening yet
     }
+  }
+
+  private static int admit(HttpClient client, int port, byte[] review) throws Exception {
+    return client
+        .send(
+            HttpRequest.newBuilder(URI.create("https://localhost:" + port + "/mutate"))
+                .timeout(Duration.ofSeconds(5))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(review))
+                .build(),
+            HttpResponse.BodyHandlers.discarding())
+        .statusCode();
   }
 
   private static int freePort() throws IOException {
