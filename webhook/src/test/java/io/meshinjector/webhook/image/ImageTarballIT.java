@@ -40,6 +40,7 @@ import java.util.zip.GZIPInputStream;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -69,9 +70,9 @@ class ImageTarballIT {
 
   @BeforeAll
   static void readTarball() throws Exception {
-    assumeTrue(
-        !TARBALL.isEmpty(),
-        "no image tarball: it is built only by ./mvnw -B -Pimage-tar -pl webhook -am verify");
+    if (TARBALL.isEmpty()) {
+      return; // each test says so: skipped, with the reason
+    }
     Path tarball = Path.of(TARBALL);
     assertThat(tarball).as("the image-tar profile writes the tarball before its test").exists();
 
@@ -117,6 +118,13 @@ class ImageTarballIT {
           .as("layer %d's uncompressed content", i)
           .isEqualTo(diffIds.get(i));
     }
+  }
+
+  @BeforeEach
+  void onlyWithTheTarball() {
+    assumeTrue(
+        !TARBALL.isEmpty(),
+        "no image tarball: it is built only by ./mvnw -B -Pimage-tar -pl webhook -am verify");
   }
 
   @org.junit.jupiter.api.AfterAll
