@@ -82,17 +82,25 @@ class ImageTarballIT {
           in,
           (entry, body) -> {
             if (entry.isFile()) {
-              assertThat(entry.path()).doesNotContain("..").doesNotContain("/");
-              Files.copy(body, unpacked.resolve(entry.path()));
+              assertThat(entry.path()).doesNotContain("..");
+              Path file = unpacked.resolve(entry.path());
+              Files.createDirectories(file.getParent());
+              Files.copy(body, file);
             }
           });
     }
-    JsonArray manifests = json(unpacked.resolve("manifest.json")).asJsonArray();
-    assertThat(manifests).as("one image in the tarball").hasSize(1);
-    JsonObject manifest = manifests.getJsonObject(0);
-    assertThat(strings(manifest.getJsonArray("RepoTags"))).containsExactly(IMAGE);
-    config = json(unpacked.resolve(manifest.getString("Config"))).asJsonObject();
-    layers = strings(manifest.getJsonArray("Layers")).stream().map(unpacked::resolve).toList();
+    // Jib writes `docker save`'s archive by default, an OCI image layout with
+    // -Djib.container.format=OCI: either is read as a runtime loading it would
+    if (Files.exists(unpacked.resolve("index.json"))) {
+      readOciLayout();
+    } else {
+      JsonArray manifests = json(unpacked.resolve("manifest.json")).asJsonArray();
+      assertThat(manifests).as("one image in the tarball").hasSize(1);
+      JsonObject manifest = manifests.getJsonObject(0);
+      assertThat(strings(manifest.getJsonArray("RepoTags"))).containsExactly(IMAGE);
+      config = json(unpacked.resolve(manifest.getString("Config"))).asJsonObject();
+      layers = strings(manifest.getJsonArray("Layers")).stream().map(unpacked::resolve).toList();
+    }
 
     // the layers in order, each checked against its diff ID, into one file system view
     List<String> diffIds = strings(config.getJsonObject("rootfs").getJsonArray("diff_ids"));
@@ -118,6 +126,40 @@ class ImageTarballIT {
           .as("layer %d's uncompressed content", i)
           .isEqualTo(diffIds.get(i));
     }
+  }
+
+  /** index.json, then the manifest and config blobs, each checked against its digest. */
+  private static void readOciLayout() throws Exception {
+    assertThat(Files.readString(unpacked.resolve("oci-layout"))).contains("imageLayoutVersion");
+    JsonArray manifests =
+        json(unpacked.resolve("index.json")).asJsonObject().getJsonArray("manifests");
+    assertThat(manifests).as("one image in the tarball").hasSize(1);
+    JsonObject descriptor = manifests.getJsonObject(0);
+    assertThat(
+            descriptor.getJsonObject("annotations").getString("org.opencontainers.image.ref.name"))
+        .isEqualTo(IMAGE);
+    JsonObject manifest = json(blob(descriptor.getString("digest"))).asJsonObject();
+    config = json(blob(manifest.getJsonObject("config").getString("digest"))).asJsonObject();
+    List<Path> blobs = new ArrayList<>();
+    for (JsonObject layer : manifest.getJsonArray("layers").getValuesAs(JsonObject.class)) {
+      assertThat(layer.getString("mediaType")).endsWith("tar+gzip");
+      blobs.add(blob(layer.getString("digest")));
+    }
+    layers = blobs;
+  }
+
+  /** The blob of {@code digest} in the OCI layout, after checking that its content has it. */
+  private static Path blob(String digest) throws Exception {
+    assertThat(digest).startsWith("sha256:");
+    Path file = unpacked.resolve("blobs/sha256/" + digest.substring("sha256:".length()));
+    MessageDigest sha256 = MessageDigest.getInstance("SHA-256");
+    try (InputStream in = new DigestInputStream(Files.newInputStream(file), sha256)) {
+      in.transferTo(java.io.OutputStream.nullOutputStream());
+    }
+    assertThat("sha256:" + HexFormat.of().formatHex(sha256.digest()))
+        .as(file.toString())
+        .isEqualTo(digest);
+    return file;
   }
 
   @BeforeEach
