@@ -43,7 +43,9 @@ done
 
 work=$out/work
 rootfs=$work/rootfs
-rm -rf "$rootfs" "$out/app" "$out/base" "$out/base.tar"
+# Jib's cache of the layers it builds (the profile puts it at OUT/jib-cache) is keyed on files'
+# paths and times, not content: with every time the same, a changed jar would hit the old layer
+rm -rf "$rootfs" "$out/app" "$out/base" "$out/base.tar" "$out/jib-cache"
 mkdir -p "$work/apt/lists/partial" "$work/apt/cache/archives/partial" "$work/debs" "$out/base"
 
 # -- Debian's packages, with apt's state kept under OUT: the machine's own lists are not touched
@@ -126,8 +128,9 @@ find "$out/app" -exec touch -h -d "$stamp" {} +
 # a few device nodes and a tmpfs /tmp, gone when the training ends), with the image's /app
 if [ "${IMAGE_AOT:-1}" = 0 ]; then
   echo "assemble-base: IMAGE_AOT=0: no AOT cache"
-elif [ "$(id -u)" != 0 ] || ! command -v unshare > /dev/null || ! command -v chroot > /dev/null; then
-  echo "assemble-base: not root with unshare and chroot: no AOT cache in the image (the launcher starts without one)"
+elif [ "$(id -u)" != 0 ] || ! command -v chroot > /dev/null \
+    || ! unshare --mount --pid --fork true 2> /dev/null; then
+  echo "assemble-base: not root with chroot and mount namespaces: no AOT cache in the image (the launcher starts without one)"
 else
   echo "assemble-base: training the AOT cache inside the image's root file system"
   cp -a "$out/app" "$rootfs/app"

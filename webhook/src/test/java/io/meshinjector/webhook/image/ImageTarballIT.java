@@ -243,6 +243,9 @@ class ImageTarballIT {
     for (String tool : List.of("unshare", "chroot", "mount", "tar")) {
       assumeTrue(!run("sh", "-c", "command -v " + tool).isBlank(), tool + " not found");
     }
+    assumeTrue(
+        !run("unshare", "--mount", "--pid", "--fork", "true").contains("(exit"),
+        "no mount namespaces here (a container without CAP_SYS_ADMIN?)");
     Path root = Files.createTempDirectory("mesh-injector-image-root");
     try {
       // a root file system's own mode (a temporary folder's 700 would keep uid 65532 out)
