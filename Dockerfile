@@ -17,7 +17,8 @@ COPY injector-templates/ injector-templates/
 COPY certs/ certs/
 COPY webhook/ webhook/
 COPY tests/pom.xml tests/pom.xml
-# the tests ran in CI; the image is built from what passed them
+# the tests ran in CI; the image is built from what passed them. `package` includes Spring AOT's
+# process-aot (serve's bean definitions as generated code, which bin/jvm.options turns on)
 RUN --mount=type=cache,target=/root/.m2 ./mvnw -B -q -DskipTests -Daot.skip=true package -pl webhook -am
 
 FROM eclipse-temurin:25-jre
@@ -26,8 +27,9 @@ FROM eclipse-temurin:25-jre
 COPY --from=build /src/webhook/target/app/ /app/lib/app/
 COPY bin/mesh-injector bin/jvm.options bin/train-aot-cache /app/bin/
 COPY examples/cluster.yaml /app/share/cluster.yaml
-# the AOT cache: trained with this image's own JVM, on the jar at its final path, as root before
-# the switch to the runtime uid, so the cache is read-only to the process that maps it
+# the AOT cache: trained with this image's own JVM and jvm.options (so with Spring AOT on), on the
+# jar at its final path, as root before the switch to the runtime uid, so the cache is read-only to
+# the process that maps it
 RUN /app/bin/train-aot-cache /app/share/cluster.yaml \
  && test -s /app/lib/app/mesh-injector.aot \
  && chmod -R a+rX,go-w /app

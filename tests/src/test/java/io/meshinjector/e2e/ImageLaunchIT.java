@@ -119,6 +119,8 @@ class ImageLaunchIT {
         }
         String served = Files.readString(log);
         assertThat(served).contains("serving https://0.0.0.0:" + port + "/mutate");
+        // jvm.options turns Spring AOT on: the bean definitions generated in the build are used
+        assertThat(served).contains("Starting AOT-processed MeshInjector");
         assertThat(served).doesNotContain("Read-only file system", "Permission denied");
         String record =
             "launcher as uid %s, read-only /app and TLS folder, HOME=/nonexistent: /readyz 200 after %d ms%n"

@@ -2,6 +2,8 @@ package io.meshinjector.webhook.server;
 
 import io.meshinjector.engine.RuleEngine;
 import io.meshinjector.engine.cluster.ClusterView;
+import io.meshinjector.engine.cluster.InMemoryClusterView;
+import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.webhook.cluster.ClusterConnection;
 import io.meshinjector.webhook.cluster.ViewHealth;
@@ -19,7 +21,9 @@ import io.meshinjector.webhook.mutation.InjectionPipeline;
 import io.meshinjector.webhook.mutation.Mutators;
 import io.meshinjector.webhook.tls.TlsConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.nio.file.Path;
 import java.time.Clock;
+import java.util.List;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.ApplicationEventPublisher;
@@ -34,6 +38,25 @@ import org.springframework.context.annotation.Import;
 @EnableAutoConfiguration
 @Import({AdmissionController.class, HealthController.class, TlsConfiguration.class})
 public class WebhookApplication {
+
+  /**
+   * Spring AOT's build-time entry point (the webhook module's {@code process-aot} step), never run
+   * by {@code serve}: it starts the context as {@link WebhookServer#start} does, with the embedded
+   * default config and an empty view, and Spring abandons the start once the bean definitions are
+   * loaded, before any bean is created or the TLS files are read. What {@code serve} knows only at
+   * run time (the config, the view, ports, TLS files) arrives then as singletons and properties,
+   * which the generated bean definitions do not freeze.
+   */
+  public static void main(String[] args) {
+    MeshConfig config = ConfigLoader.defaults();
+    WebhookServer.start(
+        new WebhookServer.Options(
+            config,
+            WebhookSettings.from(config),
+            InMemoryClusterView.of(config.engine().capabilities(), List.of()),
+            Path.of("tls.crt"),
+            Path.of("tls.key")));
+  }
 
   @Bean
   AdmissionCodec admissionCodec(WebhookSettings settings) {

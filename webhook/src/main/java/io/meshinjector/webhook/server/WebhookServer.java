@@ -12,9 +12,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import org.slf4j.LoggerFactory;
+import org.springframework.aot.AotDetector;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.aot.AotApplicationContextInitializer;
 
 /** Starts the {@code serve} application from already-validated options. */
 public final class WebhookServer {
@@ -61,6 +63,14 @@ public final class WebhookServer {
   public static ConfigurableApplicationContext start(Options options) {
     SpringApplication app = new SpringApplication(WebhookApplication.class);
     app.setWebApplicationType(WebApplicationType.SERVLET);
+    if (AotDetector.useGeneratedArtifacts()) {
+      // -Dspring.aot.enabled=true: the bean definitions generated at build time from
+      // WebhookApplication.main. Named here because Spring would look for them by the class whose
+      // main method is running, which is MeshInjector's picocli entry point
+      app.addInitializers(
+          AotApplicationContextInitializer.forInitializerClasses(
+              WebhookApplication.class.getName() + "__ApplicationContextInitializer"));
+    }
     app.addInitializers(
         ctx -> {
           var beans = ctx.getBeanFactory();
