@@ -3,6 +3,7 @@ package io.meshinjector.webhook.image;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.meshinjector.webhook.support.Tls;
 import jakarta.json.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
@@ -22,9 +23,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.DigestInputStream;
-import java.security.KeyStore;
 import java.security.MessageDigest;
-import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -37,8 +36,6 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import java.util.zip.GZIPInputStream;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -296,7 +293,9 @@ class ImageTarballIT {
               .start();
       try {
         HttpClient client =
-            HttpClient.newBuilder().sslContext(trusting(root.resolve("run/tls/ca.crt"))).build();
+            HttpClient.newBuilder()
+                .sslContext(Tls.sslContext(root.resolve("run/tls/ca.crt")))
+                .build();
         Duration ready = null;
         while (ready == null) {
           assertThat(server.isAlive()).as(Files.readString(log)).isTrue();
@@ -473,23 +472,6 @@ class ImageTarballIT {
     try (ServerSocket s = new ServerSocket(0)) {
       return s.getLocalPort();
     }
-  }
-
-  private static SSLContext trusting(Path caCrt) throws Exception {
-    KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
-    store.load(null, null);
-    try (InputStream in = Files.newInputStream(caCrt)) {
-      int i = 0;
-      for (var cert : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
-        store.setCertificateEntry("ca" + i++, cert);
-      }
-    }
-    TrustManagerFactory tmf =
-        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-    tmf.init(store);
-    SSLContext ctx = SSLContext.getInstance("TLS");
-    ctx.init(null, tmf.getTrustManagers(), null);
-    return ctx;
   }
 
   private static void delete(Path tree) throws IOException {
