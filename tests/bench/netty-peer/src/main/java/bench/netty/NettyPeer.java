@@ -54,10 +54,6 @@ import reactor.netty.http.server.HttpServerResponse;
 public final class NettyPeer {
   private static final Logger LOG = LoggerFactory.getLogger(NettyPeer.class);
   private static final byte[] OK = "ok\n".getBytes(StandardCharsets.UTF_8);
-  private static final byte[] LAST_RESORT =
-      ("{\"apiVersion\":\"v1\",\"kind\":\"Status\",\"status\":\"Failure\","
-              + "\"reason\":\"InternalError\",\"code\":500}")
-          .getBytes(StandardCharsets.UTF_8);
 
   private final AdmissionService service;
 
@@ -147,8 +143,9 @@ public final class NettyPeer {
     } catch (RuntimeException e) {
       LOG.warn("cannot answer a request: {}", e.toString());
       status = 500;
-      body = LAST_RESORT;
-      length = LAST_RESORT.length;
+      AdmissionCodec.Encoded lastResort = AdmissionCodec.lastResort();
+      body = lastResort.bytes();
+      length = lastResort.length();
     }
     // copied: the codec's array is its thread's buffer, reused by the next answer
     ByteBuf out = response.alloc().buffer(length).writeBytes(body, 0, length);

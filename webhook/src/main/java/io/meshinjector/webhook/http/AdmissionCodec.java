@@ -22,6 +22,7 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
@@ -157,6 +158,19 @@ public final class AdmissionCodec {
 
   /** The first {@code length} bytes of {@code bytes}. */
   public record Encoded(byte[] bytes, int length) {}
+
+  private static final byte[] LAST_RESORT =
+      ("{\"apiVersion\":\"v1\",\"kind\":\"Status\",\"status\":\"Failure\","
+              + "\"reason\":\"InternalError\",\"code\":500}")
+          .getBytes(StandardCharsets.UTF_8);
+
+  /**
+   * A 500's body for when no reply could be encoded (the connection failed, or the server itself
+   * did): a Status the API server reads as an internal error. A copy, so no caller can change it.
+   */
+  public static Encoded lastResort() {
+    return new Encoded(LAST_RESORT.clone(), LAST_RESORT.length);
+  }
 
   private static final int MAX_KEPT_BUFFER = 256 * 1024;
   private static final ThreadLocal<ReusableBuffer> BUFFER =

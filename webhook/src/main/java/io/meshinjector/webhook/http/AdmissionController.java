@@ -6,7 +6,6 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,10 +22,6 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 public class AdmissionController {
   private static final Logger LOG = LoggerFactory.getLogger(AdmissionController.class);
-  private static final byte[] LAST_RESORT =
-      ("{\"apiVersion\":\"v1\",\"kind\":\"Status\",\"status\":\"Failure\","
-              + "\"reason\":\"InternalError\",\"code\":500}")
-          .getBytes(StandardCharsets.UTF_8);
 
   private final AdmissionService service;
 
@@ -50,7 +45,7 @@ public class AdmissionController {
         // the service answers everything; this is only reached when the connection itself fails
         LOG.warn("cannot answer a request: {}", e.toString());
         status = 500;
-        body = new AdmissionCodec.Encoded(LAST_RESORT, LAST_RESORT.length);
+        body = AdmissionCodec.lastResort();
       }
       // apart: the answer is already decided, and a body that fails to close must not turn an
       // admitted pod into a 500 the API server would refuse it for
