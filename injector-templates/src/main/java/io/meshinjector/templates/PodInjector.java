@@ -8,16 +8,14 @@ import com.fasterxml.jackson.databind.node.BooleanNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.TextNode;
 import com.fasterxml.jackson.module.blackbird.BlackbirdModule;
+import io.fabric8.kubernetes.api.model.AffinityBuilder;
 import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.EphemeralContainer;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Volume;
-import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.meshinjector.engine.config.PodValue;
 import io.meshinjector.engine.decision.Decision;
 import io.meshinjector.engine.decision.Plan;
@@ -26,6 +24,7 @@ import io.meshinjector.engine.decision.Redirect;
 import io.meshinjector.templates.TemplateConfig.Firewall;
 import io.meshinjector.templates.internal.InboundPorts;
 import io.meshinjector.templates.internal.NodeAffinities;
+import io.meshinjector.templates.internal.ShallowCopy;
 import io.meshinjector.templates.internal.Template;
 import io.meshinjector.templates.internal.TemplateException;
 import java.util.ArrayList;
@@ -91,20 +90,23 @@ public final class PodInjector {
    * inject, or the pod already has a container named like the proxy or the redirect container, the
    * result equals the original.
    *
+   * <p>The result shares what it does not change with {@code original} (the app's containers, its
+   * volumes, its status) and with the rendered templates it caches: read it, serialise it, diff it,
+   * but do not change it in place. Copying all of it cost more than half the bytes an admission
+   * allocated.
+   *
    * @throws TemplateException when a replaced template produces something that is no container
    */
   public Pod render(Pod original, Decision decision) {
-    Pod pod = new PodBuilder(original).build();
     if (!decision.inject() || alreadyInjected(original)) {
-      return pod;
+      return ShallowCopy.of(original);
     }
     Plan plan = decision.plan().orElseThrow();
-    if (pod.getMetadata() == null) {
-      pod.setMetadata(new ObjectMeta());
-    }
-    if (pod.getSpec() == null) {
-      pod.setSpec(new PodSpec());
-    }
+    // only the objects render sets properties on are new; what they hold is shared until replaced
+    Pod pod = ShallowCopy.of(original);
+    pod.setMetadata(
+        original.getMetadata() == null ? new ObjectMeta() : ShallowCopy.of(original.getMetadata()));
+    pod.setSpec(original.getSpec() == null ? new PodSpec() : ShallowCopy.of(original.getSpec()));
     PodSpec spec = pod.getSpec();
     Template.Values values = values(pod, decision, plan);
 
@@ -125,7 +127,7 @@ public final class PodInjector {
     // ephemeral containers. A pod that already has one of ours by name (another mesh's
     // linkerd-init, a half-injected pod) is left as it is, whatever the caller decided.
     if (hasName(spec, proxy.getName()) || hasName(spec, redirect.getName())) {
-      return new PodBuilder(original).build();
+      return ShallowCopy.of(original);
     }
 
     List<Container> inits = new ArrayList<>(orEmpty(spec.getInitContainers()));
@@ -163,6 +165,10 @@ public final class PodInjector {
     applyMetadata(pod.getMetadata(), rendered(config.templates().metadata(), withInjected).tree());
 
     if (plan.nodeConstraint() != null) {
+      // require() writes into the affinity's terms, which are the original's
+      if (spec.getAffinity() != null) {
+        spec.setAffinity(new AffinityBuilder(spec.getAffinity()).build());
+      }
       NodeAffinities.require(spec, plan.nodeConstraint());
     }
     return pod;
@@ -368,14 +374,15 @@ public final class PodInjector {
     for (Volume proto : rendered.volumes()) {
       // A volume of the same name that the pod already has stays: two would be refused.
       if (names.add(proto.getName())) {
-        volumes.add(new VolumeBuilder(proto).build());
+        volumes.add(proto);
       }
     }
     spec.setVolumes(volumes);
   }
 
+  /** The cached rendering's container, in a copy of its own: render sets its restart policy. */
   private Container container(Template t, Template.Values values) {
-    return new ContainerBuilder(rendered(t, values).container()).build();
+    return ShallowCopy.of(rendered(t, values).container());
   }
 
   /**

@@ -47,6 +47,29 @@ class PatchTest {
     }
   }
 
+  /**
+   * A rendered pod shares what it does not change with the original and with the cached template
+   * renderings: rendering must write into neither. Each pod is rendered twice, the second time
+   * after the first result was rendered from, and the original must serialise as before.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("cases")
+  void renderingChangesNeitherTheOriginalNorTheNextRendering(Cases.Case c) throws Exception {
+    List<Pod> pods = c.pods();
+    List<String> workloads = c.workloads();
+    for (int i = 0; i < pods.size(); i++) {
+      Pod original = pods.get(i);
+      String before = Fixtures.JSON.writeValueAsString(original);
+      Pod first = INJECTOR.render(original, c.decision(workloads.get(i)));
+      String firstJson = Fixtures.JSON.writeValueAsString(first);
+      Pod second = INJECTOR.render(original, c.decision(workloads.get(i)));
+
+      assertThat(Fixtures.JSON.writeValueAsString(original)).isEqualTo(before);
+      assertThat(Fixtures.JSON.writeValueAsString(second)).isEqualTo(firstJson);
+      assertThat(Fixtures.JSON.writeValueAsString(first)).isEqualTo(firstJson);
+    }
+  }
+
   @Test
   void aFieldTypoInATemplateFailsTheStrictCheck() throws Exception {
     // fabric8 keeps the misspelt field in the SecurityContext's additionalProperties and writes it

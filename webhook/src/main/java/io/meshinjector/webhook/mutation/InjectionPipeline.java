@@ -57,12 +57,10 @@ public final class InjectionPipeline {
      */
     static ArrayNode between(ObjectMapper mapper, JsonNode original, Pod pod, Pod rendered) {
       ArrayNode patch = JsonPatches.diff(pod, rendered).patch();
-      try {
-        io.fabric8.zjsonpatch.JsonPatch.apply(patch, original);
+      if (PatchCheck.applies(patch, original)) {
         return patch;
-      } catch (RuntimeException e) {
-        return JsonPatches.diff(original, mapper.valueToTree(rendered)).patch();
       }
+      return JsonPatches.diff(original, mapper.valueToTree(rendered)).patch();
     }
   }
 }
