@@ -81,28 +81,21 @@ class PatchCheckTest {
    * whole document, an op other than add, remove and replace, and an index with a leading zero (RFC
    * 6901 has none; Parsson reads "01" as 1).
    */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("notMadeByADiff")
+  void whatADiffDoesNotMakeIsNotPassed(String name, String patch) throws Exception {
+    assertThat(PatchCheck.applies((ArrayNode) JSON.readTree(patch), JSON.readTree(POD))).isFalse();
+  }
+
+  static Stream<Arguments> notMadeByADiff() {
+    return Stream.of(
+        c("the root", "[{'op':'replace','path':'','value':{}}]"),
+        c("a test op", "[{'op':'test','path':'/metadata/name','value':'web'}]"),
+        c("a leading zero", "[{'op':'add','path':'/spec/initContainers/01','value':1}]"));
+  }
+
   @org.junit.jupiter.api.Test
-  void aPatchOfTheRootOrAnOpItDoesNotKnowIsNotPassed() throws Exception {
-    JsonNode pod = JSON.readTree(POD);
-    assertThat(
-            PatchCheck.applies(
-                (ArrayNode) JSON.readTree("[{\"op\":\"replace\",\"path\":\"\",\"value\":{}}]"),
-                pod))
-        .isFalse();
-    assertThat(
-            PatchCheck.applies(
-                (ArrayNode)
-                    JSON.readTree(
-                        "[{\"op\":\"test\",\"path\":\"/metadata/name\",\"value\":\"web\"}]"),
-                pod))
-        .isFalse();
-    assertThat(
-            PatchCheck.applies(
-                (ArrayNode)
-                    JSON.readTree(
-                        "[{\"op\":\"add\",\"path\":\"/spec/initContainers/01\",\"value\":1}]"),
-                pod))
-        .isFalse();
+  void aTargetThatIsNoObjectOrArrayIsNotPassed() {
     assertThat(PatchCheck.applies(JSON.createArrayNode(), JSON.getNodeFactory().textNode("x")))
         .isFalse();
   }
