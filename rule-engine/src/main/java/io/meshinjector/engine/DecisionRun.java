@@ -244,7 +244,7 @@ final class DecisionRun {
       if (count > 0) {
         Candidate c = new Candidate(cls, members, count, index.names(members, Math.min(max, 5)));
         out.add(c);
-        classLines.add(c.describe() + ": " + describeVerdicts(cls.capabilities()));
+        classLines.add(c.describe() + ": " + cls.verdictLine());
       }
     }
     trace.add(
@@ -267,12 +267,6 @@ final class DecisionRun {
       m.put(k, SourcedVerdict.unknown(why));
     }
     return m;
-  }
-
-  private static String describeVerdicts(NodeCapabilities caps) {
-    StringJoiner j = new StringJoiner("; ");
-    caps.verdicts().forEach((k, v) -> j.add(k.id() + " " + v));
-    return j.toString();
   }
 
   private Outcome choose(

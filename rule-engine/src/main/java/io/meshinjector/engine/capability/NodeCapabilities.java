@@ -35,6 +35,13 @@ public record NodeCapabilities(Map<CapabilityKey, SourcedVerdict> verdicts) {
     return j.toString();
   }
 
+  /** Every verdict with its source and details, as a decision's trace lists a class. */
+  public String describe() {
+    StringJoiner j = new StringJoiner("; ");
+    verdicts.forEach((k, v) -> j.add(k.id() + " " + v));
+    return j.toString();
+  }
+
   /** The node labels the webhook publishes for these verdicts. */
   public Map<String, String> labels() {
     Map<String, String> out = new java.util.LinkedHashMap<>();
