@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.api.model.EphemeralContainer;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.meshinjector.engine.config.PodValue;
@@ -28,6 +29,7 @@ import io.meshinjector.templates.internal.ShallowCopy;
 import io.meshinjector.templates.internal.Template;
 import io.meshinjector.templates.internal.TemplateException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -102,11 +104,14 @@ public final class PodInjector {
       return ShallowCopy.of(original);
     }
     Plan plan = decision.plan().orElseThrow();
+    // A null in a list render reads (a pod the API server refuses, but the CLI may be given one)
+    // becomes an empty object in a builder's copy, which render has always read from.
+    Pod source = holdsNulls(original) ? new PodBuilder(original).build() : original;
     // only the objects render sets properties on are new; what they hold is shared until replaced
-    Pod pod = ShallowCopy.of(original);
+    Pod pod = ShallowCopy.of(source);
     pod.setMetadata(
-        original.getMetadata() == null ? new ObjectMeta() : ShallowCopy.of(original.getMetadata()));
-    pod.setSpec(original.getSpec() == null ? new PodSpec() : ShallowCopy.of(original.getSpec()));
+        source.getMetadata() == null ? new ObjectMeta() : ShallowCopy.of(source.getMetadata()));
+    pod.setSpec(source.getSpec() == null ? new PodSpec() : ShallowCopy.of(source.getSpec()));
     PodSpec spec = pod.getSpec();
     Template.Values values = values(pod, decision, plan);
 
@@ -172,6 +177,43 @@ public final class PodInjector {
       NodeAffinities.require(spec, plan.nodeConstraint());
     }
     return pod;
+  }
+
+  /** Whether a list render reads, or a container's ports, holds a null element. */
+  private static boolean holdsNulls(Pod pod) {
+    if (pod.getMetadata() != null && hasNull(pod.getMetadata().getOwnerReferences())) {
+      return true;
+    }
+    PodSpec spec = pod.getSpec();
+    if (spec == null) {
+      return false;
+    }
+    if (hasNull(spec.getVolumes()) || hasNull(spec.getEphemeralContainers())) {
+      return true;
+    }
+    for (List<Container> list : Arrays.asList(spec.getContainers(), spec.getInitContainers())) {
+      if (hasNull(list)) {
+        return true;
+      }
+      for (Container c : orEmpty(list)) {
+        if (hasNull(c.getPorts())) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /** A loop, not contains(null): immutable lists throw on that. */
+  private static boolean hasNull(List<?> list) {
+    if (list != null) {
+      for (Object o : list) {
+        if (o == null) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   private static JsonNode names(List<Container> containers) {
