@@ -117,6 +117,10 @@ final class YamlDocuments {
     } catch (YAMLException e) {
       // limits (code points, nesting, aliases) carry no mark
       throw new YamlProblem(firstLine(e.getMessage()), -1, -1);
+    } catch (NumberFormatException e) {
+      // SnakeYAML's scanner parses an escape's hex digits without checking that there are any left
+      throw new YamlProblem(
+          "a double-quoted string ends in a \\x, \\u or \\U escape before its hex digits", -1, -1);
     }
     return docs;
   }

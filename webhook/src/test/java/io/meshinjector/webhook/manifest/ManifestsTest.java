@@ -243,6 +243,21 @@ class ManifestsTest {
         .hasMessageStartingWith("two.yaml: not valid YAML at line 4, column 1: ");
   }
 
+  /**
+   * SnakeYAML fails such an escape with a NumberFormatException, not a YAML error (found by
+   * fuzzing).
+   */
+  @Test
+  void anEscapeCutOffAtTheEndOfTheFileIsAYamlError() {
+    for (String escape : new String[] {"\\x", "\\u", "\\U"}) {
+      assertThatThrownBy(() -> Manifests.parse("kind: \"Pod" + escape, "cut.yaml"))
+          .as(escape)
+          .isInstanceOf(ManifestException.class)
+          .hasMessageStartingWith("cut.yaml: not valid YAML")
+          .hasMessageContaining("escape before its hex digits");
+    }
+  }
+
   @Test
   void aDocumentThatIsNotAnObjectIsNamedWithItsLine() {
     assertThatThrownBy(() -> Manifests.parse("kind: Pod\n---\n- a\n", "list.yaml"))
