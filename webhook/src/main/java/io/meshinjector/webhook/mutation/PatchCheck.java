@@ -1,5 +1,6 @@
 package io.meshinjector.webhook.mutation;
 
+import com.fasterxml.jackson.core.JsonPointer;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -9,6 +10,7 @@ import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * Whether a JSON Patch of {@code add}, {@code remove} and {@code replace} operations applies to a
@@ -19,6 +21,7 @@ import java.util.Set;
  */
 final class PatchCheck {
   private static final JsonNodeFactory F = JsonNodeFactory.instance;
+  private static final Pattern BAD_ESCAPE = Pattern.compile("~(?![01])");
 
   private PatchCheck() {}
 
@@ -29,24 +32,24 @@ final class PatchCheck {
     Set<JsonNode> copied = Collections.newSetFromMap(new IdentityHashMap<>());
     JsonNode root = copy(target, copied);
     for (JsonNode op : patch) {
-      List<String> path = pointer(op.path("path"));
+      List<JsonPointer> path = segments(op.path("path"));
       if (path == null || path.isEmpty()) {
         return false;
       }
       JsonNode parent = root;
-      for (int i = 0; i < path.size() - 1; i++) {
-        JsonNode child = child(parent, path.get(i));
+      for (JsonPointer segment : path.subList(0, path.size() - 1)) {
+        JsonNode child = child(parent, segment);
         if (child == null || !child.isContainerNode()) {
           return false;
         }
         if (!copied.contains(child)) {
           // written into below, and not the caller's to change
           child = copy(child, copied);
-          put(parent, path.get(i), child);
+          put(parent, segment, child);
         }
         parent = child;
       }
-      String last = path.get(path.size() - 1);
+      JsonPointer last = path.get(path.size() - 1);
       boolean done =
           switch (op.path("op").asText("")) {
             case "add" -> op.has("value") && add(parent, last, op.get("value"));
@@ -61,17 +64,17 @@ final class PatchCheck {
     return true;
   }
 
-  private static boolean add(JsonNode parent, String token, JsonNode value) {
+  private static boolean add(JsonNode parent, JsonPointer segment, JsonNode value) {
     if (parent instanceof ObjectNode o) {
-      o.set(token, value);
+      o.set(segment.getMatchingProperty(), value);
       return true;
     }
     ArrayNode a = (ArrayNode) parent;
-    if (token.equals("-")) {
+    if (segment.getMatchingProperty().equals("-")) {
       a.add(value);
       return true;
     }
-    int i = index(token);
+    int i = segment.getMatchingIndex();
     if (i < 0 || i > a.size()) {
       return false;
     }
@@ -79,106 +82,64 @@ final class PatchCheck {
     return true;
   }
 
-  private static boolean remove(JsonNode parent, String token) {
+  private static boolean remove(JsonNode parent, JsonPointer segment) {
     if (parent instanceof ObjectNode o) {
-      return o.remove(token) != null;
+      return o.remove(segment.getMatchingProperty()) != null;
     }
-    ArrayNode a = (ArrayNode) parent;
-    int i = index(token);
-    if (i < 0 || i >= a.size()) {
+    int i = segment.getMatchingIndex();
+    if (i < 0 || i >= parent.size()) {
       return false;
     }
-    a.remove(i);
+    ((ArrayNode) parent).remove(i);
     return true;
   }
 
-  private static boolean replace(JsonNode parent, String token, JsonNode value) {
-    if (child(parent, token) == null) {
+  private static boolean replace(JsonNode parent, JsonPointer segment, JsonNode value) {
+    if (child(parent, segment) == null) {
       return false;
     }
-    put(parent, token, value);
+    put(parent, segment, value);
     return true;
   }
 
-  /** The member or element {@code token} names; null where there is none. */
-  private static JsonNode child(JsonNode parent, String token) {
+  /** The member or element {@code segment} names; null where there is none. */
+  private static JsonNode child(JsonNode parent, JsonPointer segment) {
     if (parent instanceof ObjectNode o) {
-      return o.get(token);
+      return o.get(segment.getMatchingProperty());
     }
-    int i = index(token);
+    int i = segment.getMatchingIndex();
     return i < 0 || i >= parent.size() ? null : parent.get(i);
   }
 
-  private static void put(JsonNode parent, String token, JsonNode value) {
+  private static void put(JsonNode parent, JsonPointer segment, JsonNode value) {
     if (parent instanceof ObjectNode o) {
-      o.set(token, value);
+      o.set(segment.getMatchingProperty(), value);
     } else {
-      ((ArrayNode) parent).set(index(token), value);
+      ((ArrayNode) parent).set(segment.getMatchingIndex(), value);
     }
   }
 
-  /** An array index as RFC 6901 writes one (digits, no leading zero), else -1. */
-  private static int index(String token) {
-    int n = token.length();
-    if (n == 0 || n > 9 || (n > 1 && token.charAt(0) == '0')) {
-      return -1;
-    }
-    int i = 0;
-    for (int k = 0; k < n; k++) {
-      char c = token.charAt(k);
-      if (c < '0' || c > '9') {
-        return -1;
-      }
-      i = i * 10 + (c - '0');
-    }
-    return i;
-  }
-
-  /** The reference tokens of a JSON Pointer, unescaped; null when it is not one. */
-  private static List<String> pointer(JsonNode path) {
-    if (!path.isTextual()) {
+  /**
+   * The pointer's segments, each a pointer whose first segment is the one (Jackson unescapes it,
+   * and reads an array index as RFC 6901 writes one: digits, no leading zero); null when the path
+   * is not a pointer. Jackson keeps a {@code ~} that is not {@code ~0} or {@code ~1}; RFC 6901 does
+   * not allow one, so neither does this.
+   */
+  private static List<JsonPointer> segments(JsonNode path) {
+    if (!path.isTextual() || BAD_ESCAPE.matcher(path.textValue()).find()) {
       return null;
     }
-    String p = path.textValue();
-    if (p.isEmpty()) {
-      return List.of();
-    }
-    if (p.charAt(0) != '/') {
+    JsonPointer pointer;
+    try {
+      pointer = JsonPointer.compile(path.textValue());
+    } catch (IllegalArgumentException e) {
       return null;
     }
-    List<String> tokens = new ArrayList<>(6);
-    int start = 1;
-    while (true) {
-      int slash = p.indexOf('/', start);
-      String raw = slash < 0 ? p.substring(start) : p.substring(start, slash);
-      String token = unescape(raw);
-      if (token == null) {
-        return null;
-      }
-      tokens.add(token);
-      if (slash < 0) {
-        return tokens;
-      }
-      start = slash + 1;
+    List<JsonPointer> segments = new ArrayList<>(6);
+    for (JsonPointer p = pointer; !p.matches(); p = p.tail()) {
+      segments.add(p);
     }
-  }
-
-  private static String unescape(String raw) {
-    if (raw.indexOf('~') < 0) {
-      return raw;
-    }
-    StringBuilder b = new StringBuilder(raw.length());
-    for (int i = 0; i < raw.length(); i++) {
-      char c = raw.charAt(i);
-      if (c != '~') {
-        b.append(c);
-      } else if (i + 1 < raw.length() && (raw.charAt(i + 1) == '0' || raw.charAt(i + 1) == '1')) {
-        b.append(raw.charAt(++i) == '0' ? '~' : '/');
-      } else {
-        return null;
-      }
-    }
-    return b.toString();
+    return segments;
   }
 
   /** The same members or elements in a new object or array. */

@@ -7,12 +7,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.meshinjector.webhook.MeshInjector;
 import io.meshinjector.webhook.cli.ServeCommand;
 import io.meshinjector.webhook.server.ServerPorts;
+import io.meshinjector.webhook.support.Parsson;
 import io.meshinjector.webhook.support.Reviews;
 import io.meshinjector.webhook.support.Tls;
-import jakarta.json.Json;
-import jakarta.json.JsonObject;
-import jakarta.json.JsonPatch;
-import java.io.StringReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -92,9 +89,7 @@ class IstioServeTest {
     String patch =
         new String(
             Base64.getDecoder().decode(response.path("patch").asText()), StandardCharsets.UTF_8);
-    JsonPatch p = Json.createPatch(Json.createReader(new StringReader(patch)).readArray());
-    JsonObject applied = p.apply(Json.createReader(new StringReader(pod.toString())).readObject());
-    return (ObjectNode) Reviews.JSON.readTree(applied.toString());
+    return (ObjectNode) Parsson.apply(Reviews.JSON.readTree(patch), pod);
   }
 
   private static ObjectNode pod(Map<String, String> annotations) {
