@@ -18,12 +18,13 @@ shift
 for f in review.json cluster-5000.yaml tls/tls.crt; do
   [ -e "$out/$f" ] || { echo "ab.sh: $out/$f is missing: run tests/bench/run.sh once" >&2; exit 1; }
 done
-port=$((20000 + RANDOM % 20000))
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+port=$(free_port)
 gc=$out/ab-$label.gc
 rm -f "$gc" "$out/ab-$label.h2log"
 MESH_INJECTOR_JAVA_OPTS="$* -Xlog:gc:file=$gc" "$root/bin/mesh-injector" serve \
   --cluster "$out/cluster-5000.yaml" --tls-dir "$out/tls" --port "$port" \
-  --metrics-port $((port + 1)) ${SERVE_ARGS:-} > "$out/ab-$label.log" 2>&1 &
+  --metrics-port "$(free_port)" ${SERVE_ARGS:-} > "$out/ab-$label.log" 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null || true' EXIT
 for _ in $(seq 600); do
@@ -31,7 +32,8 @@ for _ in $(seq 600); do
   kill -0 $pid 2>/dev/null || { echo "ab.sh: serve exited, see $out/ab-$label.log" >&2; exit 1; }
   sleep 0.1
 done
-load() { h2load -c "$1" -t "$2" -m 1 -D "$3" -d "$out/review.json" \
+# bounded as in run.sh: h2load 1.52 can run on past -D when a client connects after the others stopped
+load() { timeout "$(( $3 + 60 ))" h2load -c "$1" -t "$2" -m 1 -D "$3" -d "$out/review.json" \
   -H 'content-type: application/json' "${@:4}" "https://127.0.0.1:$port/mutate"; }
 load 16 2 20 > /dev/null
 g0=$(grep -c Pause "$gc" || true)
