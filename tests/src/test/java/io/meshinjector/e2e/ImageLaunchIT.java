@@ -119,6 +119,8 @@ class ImageLaunchIT {
         }
         String served = Files.readString(log);
         assertThat(served).contains("serving https://0.0.0.0:" + port + "/mutate");
+        // BoringSSL's native library unpacks into the writable /tmp, or TLS falls back to JSSE
+        assertThat(served).contains("/mutate (TLS: BoringSSL");
         // jvm.options turns Spring AOT on: the bean definitions generated in the build are used
         assertThat(served).contains("Starting AOT-processed MeshInjector");
         assertThat(served).doesNotContain("Read-only file system", "Permission denied");

@@ -19,6 +19,7 @@ import io.meshinjector.webhook.server.AotTraining;
 import io.meshinjector.webhook.server.ServerPorts;
 import io.meshinjector.webhook.server.WebhookServer;
 import io.meshinjector.webhook.tls.LeaderElection;
+import io.meshinjector.webhook.tls.TlsProvider;
 import io.meshinjector.webhook.tls.TlsSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -172,8 +173,9 @@ public final class ServeCommand implements Callable<Integer> {
     log.info("cluster view: {}", cluster.describe());
     ServerPorts ports = context.getBean(ServerPorts.class);
     log.info(
-        "serving https://0.0.0.0:{}/mutate; metrics at http://0.0.0.0:{}/metrics",
+        "serving https://0.0.0.0:{}/mutate (TLS: {}); metrics at http://0.0.0.0:{}/metrics",
         ports.https(),
+        TlsProvider.describe(),
         ports.management());
     if (AotTraining.requested()) {
       return train(ports, certs);

@@ -74,10 +74,15 @@ public final class AdmissionService {
    * @param declaredLength the Content-Length, or -1 when the body is chunked
    */
   public AdmissionReply handle(String contentType, long declaredLength, InputStream body) {
+    return handle(contentType, read(declaredLength, body));
+  }
+
+  /** The same, for a body the server has already read (or failed to). */
+  public AdmissionReply handle(String contentType, RequestBody body) {
     long start = System.nanoTime();
     AdmissionReply reply;
     try (RequestContext ctx = RequestContext.open()) {
-      reply = answer(ctx, contentType, declaredLength, body);
+      reply = answer(ctx, contentType, body);
       String result = result(reply);
       metrics.latency(result, Duration.ofNanos(System.nanoTime() - start));
       if (reply instanceof AdmissionReply.Failed f) {
@@ -87,24 +92,22 @@ public final class AdmissionService {
     return reply;
   }
 
-  private AdmissionReply answer(
-      RequestContext ctx, String contentType, long declaredLength, InputStream body) {
+  private AdmissionReply answer(RequestContext ctx, String contentType, RequestBody body) {
     if (!isJson(contentType)) {
       metrics.error("unsupported-media-type");
       return AdmissionReply.unsupportedMediaType(contentType == null ? "" : contentType);
     }
-    byte[] bytes;
-    try {
-      bytes = readLimited(declaredLength, body);
-    } catch (TooLarge e) {
-      metrics.error("too-large");
-      return AdmissionReply.tooLarge(maxRequestBytes);
-    } catch (IOException e) {
-      // the container's wording is for the log; the caller learns only that the read failed
-      LOG.info("cannot read a request body: {}", e.toString());
+    if (body instanceof RequestBody.Unreadable unreadable) {
+      // the server's wording is for the log; the caller learns only that the read failed
+      LOG.info("cannot read a request body: {}", unreadable.reason());
       metrics.error("bad-request");
       return AdmissionReply.badRequest("the body cannot be read");
     }
+    if (!(body instanceof RequestBody.Read read) || read.bytes().length > maxRequestBytes) {
+      metrics.error("too-large");
+      return AdmissionReply.tooLarge(maxRequestBytes);
+    }
+    byte[] bytes = read.bytes();
     AdmissionRequest request;
     try {
       request = codec.read(bytes);
@@ -205,6 +208,17 @@ public final class AdmissionService {
       }
     }
     return meta.getNamespace() + "/Pod/" + podName;
+  }
+
+  /** Reads a body from a stream under the size limit (the CLI, tests, a blocking server). */
+  private RequestBody read(long declaredLength, InputStream body) {
+    try {
+      return RequestBody.of(readLimited(declaredLength, body));
+    } catch (TooLarge e) {
+      return RequestBody.TOO_LARGE;
+    } catch (IOException e) {
+      return RequestBody.unreadable(e);
+    }
   }
 
   private byte[] readLimited(long declaredLength, InputStream body) throws IOException {

@@ -59,6 +59,19 @@ public final class RequestContext implements AutoCloseable {
     MDC.remove(POD);
   }
 
+  /** What the context holds now, to put back on a line logged later on another thread. */
+  public Snapshot snapshot() {
+    return new Snapshot(MDC.get(UID), MDC.get(NAMESPACE), MDC.get(POD));
+  }
+
+  /** A request's UID, namespace and pod, taken while its context was open. */
+  public record Snapshot(String uid, String namespace, String pod) {
+    /** Opens a context (or joins the open one) holding these values again. */
+    public RequestContext reopen() {
+      return open().uid(uid).namespace(namespace).pod(pod);
+    }
+  }
+
   private static String blankToDash(String s) {
     return s == null || s.isBlank() ? "-" : s;
   }

@@ -6,14 +6,16 @@ import io.meshinjector.engine.config.MeshConfig;
 import java.time.Duration;
 
 /**
- * The {@code webhook.server:} section: how the HTTPS connector shuts down and the limits that keep
- * slow, stuck or too many clients from holding its connections and worker threads.
+ * The {@code webhook.server:} section: how the HTTPS server shuts down and the limits that keep
+ * slow, stuck or too many clients from holding its connections.
  *
  * @param drainPeriod after SIGTERM, how long {@code /readyz} is 503 while requests are still served
  * @param shutdownTimeout after the drain, how long requests in flight get to finish
- * @param headerTimeout TLS handshake and request headers must arrive within this
+ * @param headerTimeout a new connection's TLS handshake and first request headers must arrive
+ *     within this
  * @param readTimeout the longest a request body may stall between two reads
- * @param idleTimeout an idle keep-alive connection is closed after this
+ * @param idleTimeout a connection with no request in progress is closed after this long quiet
+ * @param maxThreads event loops at most (one per core up to this)
  */
 public record ServerSettings(
     Duration drainPeriod,

@@ -10,9 +10,9 @@ import io.meshinjector.webhook.cluster.ViewHealth;
 import io.meshinjector.webhook.config.ClusterSettings;
 import io.meshinjector.webhook.config.WebhookSettings;
 import io.meshinjector.webhook.http.AdmissionCodec;
-import io.meshinjector.webhook.http.AdmissionController;
+import io.meshinjector.webhook.http.AdmissionHttpHandler;
 import io.meshinjector.webhook.http.AdmissionService;
-import io.meshinjector.webhook.http.HealthController;
+import io.meshinjector.webhook.http.HealthProbes;
 import io.meshinjector.webhook.http.PodLimits;
 import io.meshinjector.webhook.http.Staleness;
 import io.meshinjector.webhook.metrics.AdmissionMetrics;
@@ -23,12 +23,17 @@ import io.meshinjector.webhook.tls.TlsConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.availability.ApplicationAvailability;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.http.client.ReactorResourceFactory;
+import org.springframework.http.server.reactive.HttpHandler;
+import reactor.netty.resources.LoopResources;
 
 /**
  * The {@code serve} application. Beans are declared, not scanned: the CLI classes share the package
@@ -36,7 +41,7 @@ import org.springframework.context.annotation.Import;
  */
 @SpringBootConfiguration(proxyBeanMethods = false)
 @EnableAutoConfiguration
-@Import({AdmissionController.class, HealthController.class, TlsConfiguration.class})
+@Import(TlsConfiguration.class)
 public class WebhookApplication {
 
   /**
@@ -104,9 +109,39 @@ public class WebhookApplication {
     return ServerSettings.from(config);
   }
 
+  /**
+   * The HTTPS port's handler. Being an HttpHandler bean, it takes the place of WebFlux's dispatcher
+   * on that port; the management port keeps its own.
+   */
   @Bean
-  ConnectorLimits connectorLimits(ServerSettings settings) {
-    return new ConnectorLimits(settings);
+  HttpHandler httpHandler(
+      AdmissionService service,
+      ApplicationAvailability availability,
+      ViewHealth health,
+      WebhookSettings settings) {
+    return new AdmissionHttpHandler(
+        service, new HealthProbes(availability, health), settings.maxRequestBytes());
+  }
+
+  /**
+   * The event loops both ports run on: one per core and at most maxThreads (the admission runs on
+   * them, and never blocks). Closed once the servers have stopped, with no quiet period: the
+   * graceful shutdown has already waited for the requests in flight.
+   */
+  @Bean
+  ReactorResourceFactory reactorResourceFactory(ServerSettings settings) {
+    ReactorResourceFactory loops = new ReactorResourceFactory();
+    loops.setUseGlobalResources(false);
+    loops.setLoopResourcesSupplier(
+        () -> LoopResources.create("https", 1, NettyLimits.workers(settings), true));
+    loops.setShutdownQuietPeriod(Duration.ZERO);
+    loops.setShutdownTimeout(Duration.ofSeconds(2));
+    return loops;
+  }
+
+  @Bean
+  NettyLimits nettyLimits(ServerSettings settings) {
+    return new NettyLimits(settings);
   }
 
   @Bean

@@ -62,7 +62,7 @@ public final class WebhookServer {
 
   public static ConfigurableApplicationContext start(Options options) {
     SpringApplication app = new SpringApplication(WebhookApplication.class);
-    app.setWebApplicationType(WebApplicationType.SERVLET);
+    app.setWebApplicationType(WebApplicationType.REACTIVE);
     if (AotDetector.useGeneratedArtifacts()) {
       // -Dspring.aot.enabled=true: the bean definitions generated at build time from
       // WebhookApplication.main. Named here because Spring would look for them by the class whose
@@ -82,6 +82,7 @@ public final class WebhookServer {
           beans.registerSingleton("clusterSettings", ClusterSettings.from(options.config()));
           // logging is set up by now (environment prepared); request threads only queue lines
           AsyncConsole.install(LoggerFactory.getILoggerFactory());
+          DroppedErrors.install();
         });
     // as command-line arguments: they outrank application.properties and the environment, and
     // they are in place before the logging system starts
@@ -96,11 +97,11 @@ public final class WebhookServer {
     p.add("--spring.jmx.enabled=false");
     p.add("--server.port=" + s.port());
     p.add("--server.http2.enabled=true");
-    // Tomcat closes a kept-alive HTTP/1.1 connection after 100 requests by default; the API server
-    // then pays a new TLS handshake on the next admission, which is where p99 goes
-    p.add("--server.tomcat.max-keep-alive-requests=-1");
+    // the plain management port speaks h2c too; Reactor Netty answers an upgrade request whose
+    // body is over this with 413 rather than routing it
+    p.add("--server.netty.h2c-max-content-length=" + s.maxRequestBytes());
     p.add("--server.ssl.bundle=webhook");
-    // on the bundle: with server.ssl.bundle set, Tomcat takes protocols and ciphers from the
+    // on the bundle: with server.ssl.bundle set, the server takes protocols and ciphers from the
     // bundle's options, not from server.ssl.*
     p.add(
         "--spring.ssl.bundle.pem.webhook.options.enabled-protocols="
@@ -124,14 +125,7 @@ public final class WebhookServer {
         "--spring.lifecycle.timeout-per-shutdown-phase="
             + server.shutdownTimeout().toMillis()
             + "ms");
-    p.add("--server.tomcat.connection-timeout=" + server.headerTimeout().toMillis() + "ms");
-    p.add("--server.tomcat.keep-alive-timeout=" + server.idleTimeout().toMillis() + "ms");
-    p.add("--server.tomcat.max-connections=" + server.maxConnections());
-    p.add("--server.tomcat.accept-count=" + server.acceptCount());
-    p.add("--server.tomcat.threads.max=" + server.maxThreads());
-    p.add("--server.error.include-stacktrace=never");
-    p.add("--server.error.include-message=never");
-    p.add("--server.error.include-exception=false");
+    // the rest of webhook.server (timeouts, connection cap, event loops): NettyLimits
     p.add("--management.server.port=" + s.metricsPort());
     p.add("--management.server.ssl.enabled=false");
     p.add("--management.endpoints.web.base-path=/");

@@ -155,7 +155,9 @@ class AdmissionServerTest {
     }
     if (serverLog != null) {
       // a GOAWAY for an error on the server's side would end every request on the connection
-      assertThat(serverLog.connectionErrors()).as("Tomcat's HTTP/2 connection errors").isEmpty();
+      assertThat(serverLog.connectionErrors())
+          .as("the server's HTTP/2 connection errors")
+          .isEmpty();
     }
   }
 

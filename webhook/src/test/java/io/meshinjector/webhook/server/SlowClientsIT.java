@@ -31,10 +31,10 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Slow and stuck clients against a server with few connections and workers: raw sockets that send
+ * Slow and stuck clients against a server with few connections and threads: raw sockets that send
  * part of a TLS handshake, part of the headers, or part of a body, and then hang, more of them than
- * the connection cap and the worker threads. Normal clients must still be served, and every hanging
- * socket must be closed by the server, within the configured timeouts.
+ * the connection cap. Normal clients must still be served, and every hanging socket must be closed
+ * by the server, within the configured timeouts.
  */
 class SlowClientsIT {
   private static final int MAX_CONNECTIONS = 16;
@@ -105,7 +105,7 @@ class SlowClientsIT {
     Thread idleWatch =
         new Thread(() -> idleClosedAt.set(closedWithin(idle, Duration.ofSeconds(15))));
     idleWatch.start();
-    // stuck: headers cut short after the handshake (first: a handshake needs a worker)
+    // stuck: headers cut short after the handshake (first: under the cap, a handshake is at once)
     for (int i = 0; i < EACH_KIND; i++) {
       SSLSocket s = tlsSocket();
       s.getOutputStream()
@@ -113,8 +113,8 @@ class SlowClientsIT {
       s.getOutputStream().flush();
       hanging.add(s);
     }
-    // stuck: a body cut short pins a worker thread while it waits for the rest; once the workers
-    // are all pinned, a further handshake waits too (Tomcat runs handshakes on the workers)
+    // stuck: a body cut short holds its connection until the read timeout; once the cap is reached
+    // by these, a further client waits in the accept queue and its handshake with it
     for (int i = 0; i < EACH_KIND; i++) {
       SSLSocket s = tlsSocketOrStuck();
       if (s != null) {
@@ -200,6 +200,48 @@ class SlowClientsIT {
     assertThat((idleClosedAfter - idleSince) / 1e9)
         .as("seconds until the idle connection was closed")
         .isBetween(IDLE_TIMEOUT.toMillis() / 1e3 * 0.9, IDLE_TIMEOUT.toMillis() / 1e3 + 8);
+  }
+
+  @Test
+  @Timeout(60)
+  void aClientTricklingItsHeadersIsCutOffAtTheHeaderTimeout() throws Exception {
+    served =
+        Served.start(
+            tmp,
+            "webhook:\n  server:\n"
+                + "    drainPeriod: 0s\n"
+                + ("    headerTimeout: " + HEADER_TIMEOUT.toMillis() + "ms\n")
+                + "    idleTimeout: 30s\n");
+    // a byte every 300 ms never lets a read or idle timeout fire; only the header deadline can
+    byte[] head = head(100, "keep-alive");
+    Socket s = new Socket();
+    s.connect(new InetSocketAddress("localhost", served.https()), 5000);
+    hanging.add(s);
+    SSLSocket tls =
+        (SSLSocket)
+            Tls.sslContext(served.ca())
+                .getSocketFactory()
+                .createSocket(s, "localhost", served.https(), true);
+    long start = System.nanoTime();
+    tls.startHandshake();
+    hanging.add(tls);
+    long closedAt = -1;
+    try {
+      for (int i = 0; i < head.length - 4 && System.nanoTime() - start < 15_000_000_000L; i++) {
+        tls.getOutputStream().write(head[i]);
+        tls.getOutputStream().flush();
+        Thread.sleep(300);
+      }
+    } catch (IOException e) {
+      closedAt = System.nanoTime();
+    }
+    if (closedAt < 0) {
+      closedAt = closedWithin(tls, Duration.ofSeconds(1));
+    }
+    assertThat(closedAt).as("the trickling connection was closed by the server").isPositive();
+    assertThat((closedAt - start) / 1e9)
+        .as("seconds until it was closed")
+        .isBetween(HEADER_TIMEOUT.toMillis() / 1e3 * 0.9, HEADER_TIMEOUT.toMillis() / 1e3 + 3);
   }
 
   private byte[] head(int length, String connection) {

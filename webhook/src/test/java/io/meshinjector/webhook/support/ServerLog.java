@@ -14,19 +14,18 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What a running {@code serve} logged, read back by a test: which request UIDs the admission
- * service answered, and the lines in which Tomcat says it closed an HTTP/2 connection because of an
- * error on its side (those are at DEBUG, so the test must turn that level on).
+ * service answered, and the lines in which Netty says it ended an HTTP/2 connection with an error
+ * code (a GOAWAY other than NO_ERROR, at DEBUG, so the test must turn that level on).
  */
 public final class ServerLog extends AppenderBase<ILoggingEvent> {
-  private static final String HTTP2 = "org.apache.coyote.http2";
+  private static final String HTTP2 = "io.netty.handler.codec.http2";
 
-  /** Tomcat's own wording (LocalStrings) for a connection it ends because of an error. */
+  /**
+   * Netty's wording (Http2ConnectionHandler) for a GOAWAY it sends with an error code; a GOAWAY
+   * with NO_ERROR (an idle connection closed) is not logged.
+   */
   private static final List<String> CONNECTION_ERRORS =
-      List.of(
-          "Connection error",
-          "fatal to the connection",
-          "Too much overhead",
-          "Failed to reset stream");
+      List.of("Sent GOAWAY", "Sending GOAWAY failed");
 
   private final Map<String, Integer> answered = new ConcurrentHashMap<>();
   private final ConcurrentLinkedQueue<String> connectionErrors = new ConcurrentLinkedQueue<>();
@@ -37,8 +36,8 @@ public final class ServerLog extends AppenderBase<ILoggingEvent> {
   private ServerLog() {}
 
   /**
-   * Makes the next server started in this JVM log at DEBUG why Tomcat closes an HTTP/2 connection;
-   * Tomcat logs little else at that level.
+   * Makes the next server started in this JVM log at DEBUG when Netty ends an HTTP/2 connection for
+   * an error; the package logs little else at that level.
    */
   public static void logHttp2ConnectionErrors() {
     System.setProperty(HTTP2_LOG_LEVEL, "DEBUG");

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
-/** The tests over TLS rely on it to see Tomcat's connection errors and the answered UIDs. */
+/** The tests over TLS rely on it to see Netty's HTTP/2 connection errors and the answered UIDs. */
 class ServerLogTest {
   private final ServerLog log = ServerLog.attach();
 
@@ -18,19 +18,27 @@ class ServerLogTest {
   }
 
   @Test
-  void collectsTomcatsConnectionErrorsAndNothingElseOfHttp2() {
-    var http2 = LoggerFactory.getLogger("org.apache.coyote.http2.Http2UpgradeHandler");
+  void collectsNettysConnectionErrorsAndNothingElseOfHttp2() {
+    var http2 = LoggerFactory.getLogger("io.netty.handler.codec.http2.Http2ConnectionHandler");
     var logback = (ch.qos.logback.classic.Logger) http2;
     logback.setLevel(ch.qos.logback.classic.Level.DEBUG);
     try {
-      http2.debug("Connection [7], Stream [0], Frame type [null], Error");
-      http2.debug("Connection error", new IllegalStateException("Stream [9] has been closed"));
+      http2.debug("[id: 0x1] Stream 3 closed");
+      http2.debug(
+          "{} Sent GOAWAY: lastStreamId '{}', errorCode '{}', debugData '{}'. Forcing shutdown of"
+              + " the connection.",
+          "[id: 0x2]",
+          7,
+          11,
+          "too many empty frames");
     } finally {
       logback.setLevel(null);
     }
 
     assertThat(log.connectionErrors())
-        .containsExactly("Connection error: Stream [9] has been closed");
+        .containsExactly(
+            "[id: 0x2] Sent GOAWAY: lastStreamId '7', errorCode '11', debugData 'too many empty"
+                + " frames'. Forcing shutdown of the connection.");
   }
 
   @Test

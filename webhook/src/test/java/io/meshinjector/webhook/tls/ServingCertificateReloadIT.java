@@ -65,12 +65,13 @@ import org.springframework.context.ConfigurableApplicationContext;
  * which cert a new handshake gets; the other keeps one HTTP/2 connection, which must survive the
  * reload.
  *
- * <p>An HTTP/2 server may end a connection with GOAWAY at any time (Tomcat does after 20 s without
- * an open stream). The API server's Go client then resends, on a new connection, a request the
- * server had not taken, and the caller never sees an error. JDK 17's HttpClient fails such a
- * request instead (JDK-8335181), so the kept-alive client resends it once, as the API server would,
- * and the figures count those resends apart. A GOAWAY that Tomcat sends because of an error on its
- * side is a failure: the server's HTTP/2 error log lines are collected and must stay empty.
+ * <p>An HTTP/2 server may end a connection with GOAWAY at any time (Reactor Netty does once it has
+ * been idle for the idle timeout). The API server's Go client then resends, on a new connection, a
+ * request the server had not taken, and the caller never sees an error. JDK 17's HttpClient fails
+ * such a request instead (JDK-8335181), so the kept-alive client resends it once, as the API server
+ * would, and the figures count those resends apart. A GOAWAY that the server sends because of an
+ * error on its side is a failure: the server's HTTP/2 error log lines are collected and must stay
+ * empty.
  */
 class ServingCertificateReloadIT {
   private static final Duration SERVED_WITHIN = Duration.ofSeconds(10);
@@ -187,14 +188,16 @@ class ServingCertificateReloadIT {
   private static void reportAndCheck(String swap, Figures figures) {
     report(swap, figures);
     assertThat(figures.failures()).as(figures.failureSamples().toString()).isZero();
-    assertThat(figures.serverConnectionErrors()).as("Tomcat's HTTP/2 connection errors").isEmpty();
+    assertThat(figures.serverConnectionErrors())
+        .as("the server's HTTP/2 connection errors")
+        .isEmpty();
     // the reload must leave open connections alone: only a GOAWAY the client resent after may
     // have moved it to a new one (a reload that closed idle connections would show up here)
     assertThat(figures.keptConnections())
         .as("connections the kept-alive client used")
         .isBetween(1, 1 + figures.goAwayResends().size());
-    // HTTP/1.1 has no GOAWAY: its kept-alive connection stays open through the swaps, and is
-    // replaced only when Tomcat retires it after maxKeepAliveRequests (100) requests
+    // HTTP/1.1 has no GOAWAY: its kept-alive connection stays open through the swaps (the server
+    // sets no limit on requests per connection; the bound allows one retirement per 100)
     assertThat(figures.keptHttp11Connections())
         .as("connections the kept-alive HTTP/1.1 client used for its requests")
         .isBetween(1, 1 + figures.keptHttp11Requests() / 100);
