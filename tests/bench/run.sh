@@ -10,10 +10,10 @@
 #   josdk-peer  a minimal mutating webhook (one label) on the Java Operator SDK's admission framework
 #               under Spring Boot (tests/bench/josdk-peer, a Maven project of its own)
 #   mesh-injector  `serve` through bin/mesh-injector, the launcher the image and the README use
-# and, only when named in BENCH_SERVERS, mesh-injector's admission code on another server stack
-# (tests/bench/netty-peer, Reactor Netty, on the launcher's JVM and flags):
+# and, only when named in BENCH_SERVERS, mesh-injector's admission code straight on Reactor Netty,
+# without Spring (tests/bench/netty-peer, on the launcher's JVM and flags):
 #   netty-boringssl  Reactor Netty with BoringSSL (netty-tcnative-boringssl-static)
-#   netty-jdk        Reactor Netty with the JDK's TLS (JSSE, as Tomcat in `serve`)
+#   netty-jdk        Reactor Netty with the JDK's TLS (JSSE)
 # For each: start-to-ready, throughput at 16 connections and p50/p99 at 2 connections over HTTP/1.1
 # (wrk) and HTTP/2 (h2load), non-2xx answers, and RSS after the load.
 #

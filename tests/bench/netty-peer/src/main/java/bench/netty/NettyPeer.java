@@ -46,10 +46,10 @@ import reactor.netty.http.server.HttpServerResponse;
  *
  * <p>Arguments: {@code --port=N --tls-crt=FILE --tls-key=FILE --cluster=FILE [--ssl=openssl|jdk]};
  * {@code openssl} (the default) is BoringSSL from netty-tcnative-boringssl-static, {@code jdk} is
- * the JDK's JSSE, as Tomcat uses it in {@code serve}.
+ * the JDK's JSSE.
  *
- * <p>The admission runs on the event loop that read the request: it is CPU work with no blocking
- * call, as in {@code serve}, where it runs on Tomcat's request thread.
+ * <p>The admission runs on the event loop that read the request, as in {@code serve}, which runs the
+ * same on Reactor Netty under Spring Boot; this peer shows what Spring's layers cost.
  */
 public final class NettyPeer {
   private static final Logger LOG = LoggerFactory.getLogger(NettyPeer.class);

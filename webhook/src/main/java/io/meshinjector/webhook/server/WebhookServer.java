@@ -31,6 +31,25 @@ public final class WebhookServer {
           + " uid=%X{uid:--} namespace=%X{namespace:--} pod=%X{pod:--} : %m"
           + "%replace(%replace(%wEx{40}){'\\s*[\\r\\n]+\\s*', ' | '}){' \\| $', ''}%n";
 
+  static final List<String> UNUSED_AUTO_CONFIGURATION =
+      List.of(
+          "org.springframework.boot.webflux.autoconfigure.WebFluxAutoConfiguration",
+          "org.springframework.boot.webflux.autoconfigure.WebFluxObservationAutoConfiguration",
+          "org.springframework.boot.webflux.autoconfigure.ReactiveMultipartAutoConfiguration",
+          "org.springframework.boot.webflux.autoconfigure.WebSessionIdResolverAutoConfiguration",
+          "org.springframework.boot.webflux.autoconfigure.error.ErrorWebFluxAutoConfiguration",
+          "org.springframework.boot.autoconfigure.aop.AopAutoConfiguration",
+          "org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration",
+          "org.springframework.boot.autoconfigure.task.TaskSchedulingAutoConfiguration",
+          "org.springframework.boot.micrometer.observation.autoconfigure"
+              + ".ScheduledTasksObservationAutoConfiguration",
+          "org.springframework.boot.micrometer.metrics.autoconfigure.task"
+              + ".TaskExecutorMetricsAutoConfiguration",
+          "org.springframework.boot.health.autoconfigure.application"
+              + ".DiskSpaceHealthContributorAutoConfiguration",
+          "org.springframework.boot.health.autoconfigure.actuate.endpoint"
+              + ".AvailabilityProbesAutoConfiguration");
+
   private WebhookServer() {}
 
   /**
@@ -95,6 +114,10 @@ public final class WebhookServer {
     p.add("--spring.main.banner-mode=off");
     p.add("--spring.application.name=mesh-injector");
     p.add("--spring.jmx.enabled=false");
+    // what the HTTPS port's own HttpHandler leaves unused (WebFlux's dispatcher, error pages,
+    // multipart, sessions, request observations) and what no bean here asks for (AOP, task
+    // executors and schedulers, disk-space health): fewer beans to create at start-up
+    p.add("--spring.autoconfigure.exclude=" + String.join(",", UNUSED_AUTO_CONFIGURATION));
     p.add("--server.port=" + s.port());
     p.add("--server.http2.enabled=true");
     // the plain management port speaks h2c too; Reactor Netty answers an upgrade request whose
