@@ -5,27 +5,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import io.meshinjector.engine.RuleEngine;
 import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.fuzz.Fuzz;
 import io.meshinjector.fuzz.JsonMutations;
 import io.meshinjector.webhook.cluster.ClusterFiles;
-import io.meshinjector.webhook.http.AdmissionCodec;
 import io.meshinjector.webhook.http.AdmissionReply;
 import io.meshinjector.webhook.http.AdmissionService;
-import io.meshinjector.webhook.http.PodLimits;
 import io.meshinjector.webhook.manifest.ManifestException;
 import io.meshinjector.webhook.manifest.Manifests;
-import io.meshinjector.webhook.metrics.AdmissionMetrics;
-import io.meshinjector.webhook.mutation.InjectionPipeline;
-import io.meshinjector.webhook.mutation.Mutators;
+import io.meshinjector.webhook.support.ExampleService;
 import io.meshinjector.webhook.support.Reviews;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -39,21 +32,7 @@ class AdmissionFuzzTest {
 
   @Test
   void admissionReviewsGetAnAnswerNeverA500() throws Exception {
-    var config = ConfigLoader.defaults();
-    AdmissionCodec codec = new AdmissionCodec(100, 1 << 20);
-    var view =
-        ClusterFiles.load(config.engine().capabilities(), List.of(Reviews.example("cluster.yaml")));
-    AdmissionService service =
-        new AdmissionService(
-            codec,
-            new InjectionPipeline(
-                new RuleEngine(config.engine(), Clock.systemUTC()),
-                Mutators.forConfig(config),
-                codec.mapper()),
-            () -> view,
-            new AdmissionMetrics(new SimpleMeterRegistry()),
-            1 << 20,
-            PodLimits.from(config));
+    AdmissionService service = ExampleService.withMaxRequestBytes(1 << 20);
     JsonNode example = Reviews.exampleJson("admission-review.json");
     List<byte[]> seeds =
         List.of(
@@ -69,7 +48,7 @@ class AdmissionFuzzTest {
               AdmissionReply reply =
                   service.handle("application/json", in.length, new ByteArrayInputStream(in));
               assertThat(reply.httpStatus()).as("status").isIn(200, 400, 413, 415, 422);
-              assertThat(codec.write(reply)).isNotEmpty();
+              assertThat(service.codec().write(reply)).isNotEmpty();
             });
   }
 

@@ -6,19 +6,11 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.AppenderBase;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.meshinjector.engine.RuleEngine;
-import io.meshinjector.engine.cluster.InMemoryClusterView;
-import io.meshinjector.engine.config.ConfigLoader;
-import io.meshinjector.webhook.cluster.ClusterFiles;
 import io.meshinjector.webhook.cluster.ViewHealth;
-import io.meshinjector.webhook.metrics.AdmissionMetrics;
-import io.meshinjector.webhook.mutation.InjectionPipeline;
-import io.meshinjector.webhook.mutation.Mutators;
+import io.meshinjector.webhook.support.ExampleService;
 import io.meshinjector.webhook.support.Reviews;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -79,21 +71,7 @@ class AdmissionHttpHandlerTest {
   }
 
   private AdmissionHttpHandler handler() {
-    var config = ConfigLoader.defaults();
-    InMemoryClusterView view =
-        ClusterFiles.load(config.engine().capabilities(), List.of(Reviews.example("cluster.yaml")));
-    AdmissionCodec codec = new AdmissionCodec(100, 1 << 20);
-    AdmissionService service =
-        new AdmissionService(
-            codec,
-            new InjectionPipeline(
-                new RuleEngine(config.engine(), Clock.systemUTC()),
-                Mutators.forConfig(config),
-                codec.mapper()),
-            () -> view,
-            new AdmissionMetrics(new SimpleMeterRegistry()),
-            MAX_BYTES,
-            PodLimits.from(config));
+    AdmissionService service = ExampleService.withMaxRequestBytes(MAX_BYTES);
     ViewHealth health =
         new ViewHealth() {
           @Override
