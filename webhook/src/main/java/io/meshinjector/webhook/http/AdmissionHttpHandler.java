@@ -44,12 +44,20 @@ public final class AdmissionHttpHandler implements HttpHandler {
 
   @Override
   public Mono<Void> handle(ServerHttpRequest request, ServerHttpResponse response) {
+    Mono<Void> answered;
     try {
-      return route(request, response);
+      answered = route(request, response);
     } catch (RuntimeException e) {
-      LOG.error("cannot answer {} {}", request.getMethod(), request.getPath().value(), e);
-      return text(response, HttpStatus.INTERNAL_SERVER_ERROR, "internal error\n");
+      answered = Mono.error(e);
     }
+    // the service answers everything; this is a bug's last stop, not a path for bad input
+    return answered.onErrorResume(
+        e -> {
+          LOG.error("cannot answer {} {}", request.getMethod(), request.getPath().value(), e);
+          return response.isCommitted()
+              ? Mono.empty()
+              : text(response, HttpStatus.INTERNAL_SERVER_ERROR, "internal error\n");
+        });
   }
 
   private Mono<Void> route(ServerHttpRequest request, ServerHttpResponse response) {
@@ -141,7 +149,8 @@ public final class AdmissionHttpHandler implements HttpHandler {
 
   private static Mono<Void> probe(
       ServerHttpResponse response, HttpMethod method, HealthProbes.Result result) {
-    if (!HttpMethod.GET.equals(method) && !HttpMethod.HEAD.equals(method)) {
+    // GET only: without WebFlux's dispatcher nothing would strip the body from a HEAD answer
+    if (!HttpMethod.GET.equals(method)) {
       return notAllowed(response, HttpMethod.GET);
     }
     return text(

@@ -232,6 +232,42 @@ class AdmissionHttpHandlerTest {
         .handle(MockServerHttpRequest.method(HttpMethod.DELETE, "/readyz").build(), probe)
         .block(Duration.ofSeconds(5));
     assertThat(probe.getStatusCode().value()).isEqualTo(405);
+    MockServerHttpResponse head = new MockServerHttpResponse();
+    handler()
+        .handle(MockServerHttpRequest.method(HttpMethod.HEAD, "/healthz").build(), head)
+        .block(Duration.ofSeconds(5));
+    assertThat(head.getStatusCode().value()).isEqualTo(405);
+    assertThat(head.getHeaders().getFirst(HttpHeaders.ALLOW)).isEqualTo("GET");
+  }
+
+  @Test
+  void aFailureOutsideTheServiceIsA500NotAnError() {
+    AdmissionHttpHandler handler =
+        new AdmissionHttpHandler(
+            ExampleService.withMaxRequestBytes(MAX_BYTES),
+            new HealthProbes(
+                availability,
+                new ViewHealth() {
+                  @Override
+                  public boolean synced() {
+                    throw new IllegalStateException("a bug");
+                  }
+
+                  @Override
+                  public Optional<Duration> age() {
+                    return Optional.empty();
+                  }
+                }),
+            MAX_BYTES);
+    MockServerHttpResponse response = new MockServerHttpResponse();
+    handler
+        .handle(MockServerHttpRequest.get("/readyz").build(), response)
+        .block(Duration.ofSeconds(5));
+
+    assertThat(response.getStatusCode().value()).isEqualTo(500);
+    assertThat(body(response)).isEqualTo("internal error\n");
+    assertThat(logged).hasSize(1);
+    assertThat(logged.get(0).getFormattedMessage()).isEqualTo("cannot answer GET /readyz");
   }
 
   private String get(String path) {
