@@ -34,12 +34,10 @@ public final class AdmissionHttpHandler implements HttpHandler {
 
   private final AdmissionService service;
   private final HealthProbes health;
-  private final int maxRequestBytes;
 
-  public AdmissionHttpHandler(AdmissionService service, HealthProbes health, int maxRequestBytes) {
+  public AdmissionHttpHandler(AdmissionService service, HealthProbes health) {
     this.service = Objects.requireNonNull(service, "service");
     this.health = Objects.requireNonNull(health, "health");
-    this.maxRequestBytes = maxRequestBytes;
   }
 
   @Override
@@ -82,6 +80,7 @@ public final class AdmissionHttpHandler implements HttpHandler {
     HttpHeaders headers = request.getHeaders();
     String contentType = headers.getFirst(HttpHeaders.CONTENT_TYPE);
     long declared = headers.getContentLength();
+    int maxRequestBytes = service.maxRequestBytes();
     if (declared > maxRequestBytes) {
       // not read at all: the server drops or drains the rest once the 413 is sent
       return answer(response, admit(contentType, RequestBody.TOO_LARGE));

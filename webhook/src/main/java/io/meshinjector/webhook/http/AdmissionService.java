@@ -70,6 +70,11 @@ public final class AdmissionService {
     return codec;
   }
 
+  /** The largest body accepted; a server reads no more than one byte past it. */
+  public int maxRequestBytes() {
+    return maxRequestBytes;
+  }
+
   /**
    * @param declaredLength the Content-Length, or -1 when the body is chunked
    */

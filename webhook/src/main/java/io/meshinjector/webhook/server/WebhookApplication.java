@@ -115,12 +115,8 @@ public class WebhookApplication {
    */
   @Bean
   HttpHandler httpHandler(
-      AdmissionService service,
-      ApplicationAvailability availability,
-      ViewHealth health,
-      WebhookSettings settings) {
-    return new AdmissionHttpHandler(
-        service, new HealthProbes(availability, health), settings.maxRequestBytes());
+      AdmissionService service, ApplicationAvailability availability, ViewHealth health) {
+    return new AdmissionHttpHandler(service, new HealthProbes(availability, health));
   }
 
   /**

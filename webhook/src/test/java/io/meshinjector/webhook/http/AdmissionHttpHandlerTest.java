@@ -12,6 +12,8 @@ import io.meshinjector.webhook.support.Reviews;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -84,7 +86,7 @@ class AdmissionHttpHandlerTest {
             return Optional.empty();
           }
         };
-    return new AdmissionHttpHandler(service, new HealthProbes(availability, health), MAX_BYTES);
+    return new AdmissionHttpHandler(service, new HealthProbes(availability, health));
   }
 
   private static byte[] review(String uid) throws Exception {
@@ -121,11 +123,11 @@ class AdmissionHttpHandlerTest {
   @Test
   void aBodyInManyBuffersIsReadWhole() throws Exception {
     byte[] review = review("u-4");
-    List<DataBuffer> parts = new java.util.ArrayList<>();
+    List<DataBuffer> parts = new ArrayList<>();
     for (int i = 0; i < review.length; i += 100) {
       parts.add(
           DefaultDataBufferFactory.sharedInstance.wrap(
-              java.util.Arrays.copyOfRange(review, i, Math.min(review.length, i + 100))));
+              Arrays.copyOfRange(review, i, Math.min(review.length, i + 100))));
     }
     // chunked: no Content-Length
     MockServerHttpRequest request =
@@ -158,7 +160,7 @@ class AdmissionHttpHandlerTest {
   @Test
   void aChunkedBodyOverTheLimitIsRefused() {
     byte[] chunk = new byte[MAX_BYTES / 4 + 1];
-    java.util.Arrays.fill(chunk, (byte) ' ');
+    Arrays.fill(chunk, (byte) ' ');
     MockServerHttpRequest request =
         MockServerHttpRequest.post("/mutate")
             .contentType(MediaType.APPLICATION_JSON)
@@ -257,8 +259,7 @@ class AdmissionHttpHandlerTest {
                   public Optional<Duration> age() {
                     return Optional.empty();
                   }
-                }),
-            MAX_BYTES);
+                }));
     MockServerHttpResponse response = new MockServerHttpResponse();
     handler
         .handle(MockServerHttpRequest.get("/readyz").build(), response)

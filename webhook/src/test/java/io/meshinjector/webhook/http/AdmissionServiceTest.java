@@ -6,18 +6,14 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.fabric8.kubernetes.api.model.Namespace;
-import io.meshinjector.engine.RuleEngine;
 import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.cluster.NodeIndex;
 import io.meshinjector.engine.config.ConfigLoader;
-import io.meshinjector.webhook.metrics.AdmissionMetrics;
-import io.meshinjector.webhook.mutation.InjectionPipeline;
-import io.meshinjector.webhook.mutation.Mutators;
+import io.meshinjector.webhook.support.ExampleService;
 import io.meshinjector.webhook.support.Reviews;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
 import java.time.Instant;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
@@ -62,18 +58,12 @@ class AdmissionServiceTest {
   }
 
   private AdmissionService service() {
-    var config = ConfigLoader.defaults();
-    AdmissionCodec codec = new AdmissionCodec(100, 1 << 20);
-    return new AdmissionService(
-        codec,
-        new InjectionPipeline(
-            new RuleEngine(config.engine(), Clock.systemUTC()),
-            Mutators.forConfig(config),
-            codec.mapper()),
+    return ExampleService.of(
+        new AdmissionCodec(100, 1 << 20),
         BrokenView::new,
-        new AdmissionMetrics(registry),
+        registry,
         1 << 20,
-        PodLimits.from(config));
+        PodLimits.from(ConfigLoader.defaults()));
   }
 
   @Test

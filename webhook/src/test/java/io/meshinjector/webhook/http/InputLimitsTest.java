@@ -5,20 +5,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.meshinjector.engine.RuleEngine;
 import io.meshinjector.engine.cluster.InMemoryClusterView;
 import io.meshinjector.engine.config.ConfigException;
 import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.webhook.cluster.ClusterFiles;
-import io.meshinjector.webhook.metrics.AdmissionMetrics;
-import io.meshinjector.webhook.mutation.InjectionPipeline;
-import io.meshinjector.webhook.mutation.Mutators;
+import io.meshinjector.webhook.support.ExampleService;
 import io.meshinjector.webhook.support.Reviews;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -33,15 +29,10 @@ class InputLimitsTest {
 
   private static AdmissionService service(
       int maxBytes, int maxDepth, int maxString, PodLimits limits) {
-    AdmissionCodec codec = new AdmissionCodec(maxDepth, maxString);
-    return new AdmissionService(
-        codec,
-        new InjectionPipeline(
-            new RuleEngine(CONFIG.engine(), Clock.systemUTC()),
-            Mutators.forConfig(CONFIG),
-            codec.mapper()),
+    return ExampleService.of(
+        new AdmissionCodec(maxDepth, maxString),
         () -> VIEW,
-        new AdmissionMetrics(new SimpleMeterRegistry()),
+        new SimpleMeterRegistry(),
         maxBytes,
         limits);
   }

@@ -1,8 +1,9 @@
 package io.meshinjector.webhook.support;
 
 import io.meshinjector.engine.RuleEngine;
-import io.meshinjector.engine.cluster.InMemoryClusterView;
+import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.config.ConfigLoader;
+import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.webhook.cluster.ClusterFiles;
 import io.meshinjector.webhook.http.AdmissionCodec;
 import io.meshinjector.webhook.http.AdmissionService;
@@ -10,28 +11,45 @@ import io.meshinjector.webhook.http.PodLimits;
 import io.meshinjector.webhook.metrics.AdmissionMetrics;
 import io.meshinjector.webhook.mutation.InjectionPipeline;
 import io.meshinjector.webhook.mutation.Mutators;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.util.List;
+import java.util.function.Supplier;
 
-/** The admission service of the default config over the README's example cluster, no server. */
+/** The admission service of the default config, wired as serve wires it, with no server. */
 public final class ExampleService {
+  private static final MeshConfig CONFIG = ConfigLoader.defaults();
+
   private ExampleService() {}
 
+  /** Over the README's example cluster. */
   public static AdmissionService withMaxRequestBytes(int maxRequestBytes) {
-    var config = ConfigLoader.defaults();
-    InMemoryClusterView view =
-        ClusterFiles.load(config.engine().capabilities(), List.of(Reviews.example("cluster.yaml")));
-    AdmissionCodec codec = new AdmissionCodec(100, 1 << 20);
+    ClusterView view =
+        ClusterFiles.load(CONFIG.engine().capabilities(), List.of(Reviews.example("cluster.yaml")));
+    return of(
+        new AdmissionCodec(100, 1 << 20),
+        () -> view,
+        new SimpleMeterRegistry(),
+        maxRequestBytes,
+        PodLimits.from(CONFIG));
+  }
+
+  public static AdmissionService of(
+      AdmissionCodec codec,
+      Supplier<ClusterView> view,
+      MeterRegistry registry,
+      int maxRequestBytes,
+      PodLimits podLimits) {
     return new AdmissionService(
         codec,
         new InjectionPipeline(
-            new RuleEngine(config.engine(), Clock.systemUTC()),
-            Mutators.forConfig(config),
+            new RuleEngine(CONFIG.engine(), Clock.systemUTC()),
+            Mutators.forConfig(CONFIG),
             codec.mapper()),
-        () -> view,
-        new AdmissionMetrics(new SimpleMeterRegistry()),
+        view,
+        new AdmissionMetrics(registry),
         maxRequestBytes,
-        PodLimits.from(config));
+        podLimits);
   }
 }
