@@ -1,6 +1,5 @@
 package io.meshinjector.webhook.support;
 
-import ch.qos.logback.classic.AsyncAppender;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.spi.ILoggingEvent;
@@ -8,6 +7,7 @@ import ch.qos.logback.core.Appender;
 import ch.qos.logback.core.AppenderBase;
 import ch.qos.logback.core.OutputStreamAppender;
 import ch.qos.logback.core.encoder.Encoder;
+import ch.qos.logback.core.spi.AppenderAttachable;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -36,11 +36,11 @@ public final class Captured extends AppenderBase<ILoggingEvent> implements AutoC
     Encoder<ILoggingEvent> console = null;
     for (var it = root.iteratorForAppenders(); it.hasNext(); ) {
       Appender<ILoggingEvent> appender = it.next();
-      if (appender instanceof AsyncAppender async) {
-        // the console sits behind the asynchronous appender in `serve`
-        for (var inner = async.iteratorForAppenders(); inner.hasNext(); ) {
-          if (inner.next() instanceof OutputStreamAppender<ILoggingEvent> out) {
-            console = out.getEncoder();
+      if (appender instanceof AppenderAttachable<?> queued) {
+        // the console sits behind the queued appender (AsyncConsole) in `serve`
+        for (var inner = queued.iteratorForAppenders(); inner.hasNext(); ) {
+          if (inner.next() instanceof OutputStreamAppender<?> out) {
+            console = encoder(out);
           }
         }
       } else if (appender instanceof OutputStreamAppender<ILoggingEvent> out) {
@@ -55,6 +55,12 @@ public final class Captured extends AppenderBase<ILoggingEvent> implements AutoC
     captured.start();
     captured.logger.addAppender(captured);
     return captured;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Encoder<ILoggingEvent> encoder(OutputStreamAppender<?> out) {
+    // the root logger's appenders take ILoggingEvents, and so do their encoders
+    return (Encoder<ILoggingEvent>) out.getEncoder();
   }
 
   public List<Line> lines() {
