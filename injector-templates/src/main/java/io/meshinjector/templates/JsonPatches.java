@@ -15,9 +15,12 @@ import com.fasterxml.jackson.module.blackbird.BlackbirdModule;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.zjsonpatch.DiffFlags;
 import io.fabric8.zjsonpatch.JsonDiff;
+import io.meshinjector.templates.internal.ShallowCopy;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -90,7 +93,12 @@ public final class JsonPatches {
     return new PatchResult((ArrayNode) JsonDiff.asJson(original, mutated, FLAGS));
   }
 
-  /** The diff with stand-ins for equal heavy parts; null when a stand-in leaked into the patch. */
+  /**
+   * The diff of the two pods without what rendering shared: the properties of the pod, its metadata
+   * and its spec that hold the same instance on both sides are left out of both trees, and equal
+   * containers and managed-fields entries are written as stand-ins. Null when a stand-in leaked
+   * into the patch.
+   */
   private static PatchResult podDiff(Pod a, Pod b) {
     Map<Object, String> same = new IdentityHashMap<>();
     if (a.getSpec() != null && b.getSpec() != null) {
@@ -100,15 +108,26 @@ public final class JsonPatches {
     if (a.getMetadata() != null && b.getMetadata() != null) {
       pair(a.getMetadata().getManagedFields(), b.getMetadata().getManagedFields(), same, "m");
     }
-    if (same.isEmpty()) {
-      return null;
+    ShallowCopy.Pair<Pod> pods = ShallowCopy.withoutShared(a, b);
+    Pod pa = pods.a();
+    Pod pb = pods.b();
+    ShallowCopy.Pair<ObjectMeta> meta =
+        ShallowCopy.withoutShared(pa.getMetadata(), pb.getMetadata());
+    if (meta != null) {
+      pa.setMetadata(meta.a());
+      pb.setMetadata(meta.b());
+    }
+    ShallowCopy.Pair<PodSpec> spec = ShallowCopy.withoutShared(pa.getSpec(), pb.getSpec());
+    if (spec != null) {
+      pa.setSpec(spec.a());
+      pb.setSpec(spec.b());
     }
     SAME.set(same);
     JsonNode ta;
     JsonNode tb;
     try {
-      ta = STAND_INS.valueToTree(a);
-      tb = STAND_INS.valueToTree(b);
+      ta = STAND_INS.valueToTree(pa);
+      tb = STAND_INS.valueToTree(pb);
     } finally {
       SAME.remove();
     }
@@ -116,7 +135,7 @@ public final class JsonPatches {
     // Stand-ins are only valid where both sides hold them; an op that carries one would write
     // it into the pod, so the full diff decides then. Walked, not serialised: the patch holds
     // the whole rendered proxy.
-    return holdsStandIn(r.patch()) ? null : r;
+    return !same.isEmpty() && holdsStandIn(r.patch()) ? null : r;
   }
 
   private static boolean holdsStandIn(JsonNode node) {

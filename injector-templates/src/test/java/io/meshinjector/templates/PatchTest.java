@@ -48,6 +48,31 @@ class PatchTest {
   }
 
   /**
+   * The diff leaves out of both trees what the rendered pod shares with the original; that must
+   * give the patch a diff of the two whole pods gives, operation for operation.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("cases")
+  void leavingOutTheSharedPartsGivesThePatchOfTheWholePods(Cases.Case c) {
+    List<Pod> pods = c.pods();
+    List<String> workloads = c.workloads();
+    for (int i = 0; i < pods.size(); i++) {
+      Pod original = pods.get(i);
+      Pod rendered = INJECTOR.render(original, c.decision(workloads.get(i)));
+
+      JsonNode whole =
+          JsonPatches.diff(
+                  (JsonNode) PodInjector.JSON.valueToTree(original),
+                  (JsonNode) PodInjector.JSON.valueToTree(rendered))
+              .patch();
+
+      assertThat(JsonPatches.diff(original, rendered).patch())
+          .as(c + " " + workloads.get(i))
+          .isEqualTo(whole);
+    }
+  }
+
+  /**
    * A rendered pod shares what it does not change with the original and with the cached template
    * renderings: rendering must write into neither. Each pod is rendered twice, the second time
    * after the first result was rendered from, and the original must serialise as before.

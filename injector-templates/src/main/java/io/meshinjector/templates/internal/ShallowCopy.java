@@ -37,7 +37,27 @@ public final class ShallowCopy {
     return (T) copier.copy(source);
   }
 
-  private record Property(MethodHandle getter, MethodHandle setter) {}
+  /**
+   * Copies of {@code a} and {@code b}, two objects of one class, without the properties that hold
+   * the same instance in both (left unset, so they serialise as absent on both sides). Serialised,
+   * the two copies differ exactly where {@code a} and {@code b} do: a diff of them gives the same
+   * patch without serialising and walking what rendering shared. Null when either is null or their
+   * classes differ.
+   */
+  @SuppressWarnings("unchecked")
+  public static <T> Pair<T> withoutShared(T a, T b) {
+    if (a == null || b == null || a.getClass() != b.getClass()) {
+      return null;
+    }
+    Copier copier = COPIERS.computeIfAbsent(a.getClass(), Copier::of);
+    Object[] copies = copier.withoutShared(a, b);
+    return new Pair<>((T) copies[0], (T) copies[1]);
+  }
+
+  /** Two copies made together by {@link #withoutShared}. */
+  public record Pair<T>(T a, T b) {}
+
+  private record Property(MethodHandle getter, MethodHandle setter, boolean primitive) {}
 
   private record Copier(MethodHandle constructor, List<Property> properties, Property extras) {
     private static final MethodType GET = MethodType.methodType(Object.class, Object.class);
@@ -63,7 +83,9 @@ public final class ShallowCopy {
           }
           Property p =
               new Property(
-                  lookup.unreflect(getter).asType(GET), lookup.unreflect(setter).asType(SET));
+                  lookup.unreflect(getter).asType(GET),
+                  lookup.unreflect(setter).asType(SET),
+                  getter.getReturnType().isPrimitive());
           if (name.equals("AdditionalProperties")
               && Map.class.isAssignableFrom(getter.getReturnType())) {
             extras = p;
@@ -121,6 +143,34 @@ public final class ShallowCopy {
       } catch (Throwable e) {
         throw new IllegalStateException(
             "cannot copy a " + source.getClass().getName() + ": " + e, e);
+      }
+    }
+
+    Object[] withoutShared(Object a, Object b) {
+      try {
+        Object copyA = constructor.invokeExact();
+        Object copyB = constructor.invokeExact();
+        for (Property p : properties) {
+          Object valueA = p.getter().invokeExact(a);
+          Object valueB = p.getter().invokeExact(b);
+          // a new model object starts with empty lists: set null explicitly, on both sides
+          boolean shared = valueA == valueB && !p.primitive();
+          p.setter().invokeExact(copyA, shared ? null : valueA);
+          p.setter().invokeExact(copyB, shared ? null : valueB);
+        }
+        if (extras != null) {
+          Object extraA = extras.getter().invokeExact(a);
+          Object extraB = extras.getter().invokeExact(b);
+          if (extraA != extraB) {
+            extras.setter().invokeExact(copyA, extraA);
+            extras.setter().invokeExact(copyB, extraB);
+          }
+        }
+        return new Object[] {copyA, copyB};
+      } catch (RuntimeException | Error e) {
+        throw e;
+      } catch (Throwable e) {
+        throw new IllegalStateException("cannot copy a " + a.getClass().getName() + ": " + e, e);
       }
     }
   }

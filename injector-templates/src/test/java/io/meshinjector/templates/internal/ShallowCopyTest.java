@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -71,6 +72,51 @@ class ShallowCopyTest {
       }
     }
     assertThat(ShallowCopy.of(source)).isEqualTo(source);
+  }
+
+  @Test
+  void withoutSharedLeavesOutWhatBothHoldAndKeepsWhatDiffers() {
+    Map<String, String> labels = new LinkedHashMap<>(Map.of("app", "shop"));
+    ObjectMeta a = new ObjectMeta();
+    a.setName("p");
+    a.setLabels(labels);
+    a.setAnnotations(new LinkedHashMap<>(Map.of("x", "1")));
+    ObjectMeta b = ShallowCopy.of(a);
+    b.setAnnotations(new LinkedHashMap<>(Map.of("x", "2")));
+    b.setNamespace("shop");
+
+    ShallowCopy.Pair<ObjectMeta> pair = ShallowCopy.withoutShared(a, b);
+
+    assertThat(pair.a().getName()).isNull();
+    assertThat(pair.b().getName()).isNull();
+    assertThat(pair.a().getLabels()).isNull();
+    assertThat(pair.b().getLabels()).isNull();
+    assertThat(pair.a().getAnnotations()).isSameAs(a.getAnnotations());
+    assertThat(pair.b().getAnnotations()).isSameAs(b.getAnnotations());
+    assertThat(pair.a().getNamespace()).isNull();
+    assertThat(pair.b().getNamespace()).isEqualTo("shop");
+    assertThat(a.getName()).as("the sources are not written").isEqualTo("p");
+    assertThat(b.getLabels()).isSameAs(labels);
+  }
+
+  @Test
+  void withoutSharedKeepsEqualValuesThatAreNotTheSameInstance() {
+    ObjectMeta a = new ObjectMeta();
+    a.setName(new String("p"));
+    ObjectMeta b = new ObjectMeta();
+    b.setName(new String("p"));
+
+    ShallowCopy.Pair<ObjectMeta> pair = ShallowCopy.withoutShared(a, b);
+
+    assertThat(pair.a().getName()).isEqualTo("p");
+    assertThat(pair.b().getName()).isEqualTo("p");
+  }
+
+  @Test
+  void withoutSharedNeedsTwoObjectsOfOneClass() {
+    assertThat(ShallowCopy.withoutShared(new ObjectMeta(), null)).isNull();
+    assertThat(ShallowCopy.withoutShared(null, new ObjectMeta())).isNull();
+    assertThat(ShallowCopy.<Object>withoutShared(new ObjectMeta(), new PodSpec())).isNull();
   }
 
   private static Method getter(Class<?> type, String name) {
