@@ -6,6 +6,7 @@ import io.meshinjector.webhook.cli.ExplainCommand;
 import io.meshinjector.webhook.cli.InjectCommand;
 import io.meshinjector.webhook.cli.ServeCommand;
 import io.meshinjector.webhook.probe.ProbeCommand;
+import io.meshinjector.webhook.tls.TlsProvider;
 import java.util.Arrays;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -55,6 +56,9 @@ public final class MeshInjector implements Runnable {
             .findFirst()
             .map("serve"::equals)
             .orElse(false);
+    if (serve) {
+      TlsProvider.loadInBackground();
+    }
     if (!serve && System.getProperty("logback.configurationFile") == null) {
       System.setProperty("logback.configurationFile", CLI_LOGBACK);
     }

@@ -12,6 +12,17 @@ import io.netty.handler.ssl.SslProvider;
 public final class TlsProvider {
   private TlsProvider() {}
 
+  /**
+   * Loads netty-tcnative (unpacked from the jar and linked: about a tenth of a second on a cold
+   * JVM) on a daemon thread, while the main thread reads the configuration, the cluster view and
+   * the certificates; Reactor Netty then finds it loaded when it builds the server's TLS context.
+   */
+  public static void loadInBackground() {
+    Thread loader = new Thread(TlsProvider::boringSsl, "tls-preload");
+    loader.setDaemon(true);
+    loader.start();
+  }
+
   /** True when the HTTPS port negotiates with BoringSSL, ALPN included. */
   public static boolean boringSsl() {
     return OpenSsl.isAvailable() && SslProvider.isAlpnSupported(SslProvider.OPENSSL);
