@@ -7,8 +7,9 @@
 #
 # Needs h2load (Debian: nghttp2-client) and the inputs of tests/bench/run.sh in BENCH_OUT (run it
 # once). Environment: MESH_INJECTOR_JAR / MESH_INJECTOR_AOT_CACHE (another build's jar and cache),
-# SERVE_ARGS (e.g. "--config FILE"), BENCH_OUT. Writes BENCH_OUT/ab-LABEL.{log,gc,h2log}.
-# Bounded: 20 s warm-up, 15 s at 16 connections, 10 s at 2 connections; the server is stopped.
+# SERVE_ARGS (e.g. "--config FILE"), BENCH_OUT, AB_WARMUP (seconds, default 20: the JIT is still
+# compiling then; 50 measures the settled server). Writes BENCH_OUT/ab-LABEL.{log,gc,h2log}.
+# Bounded: the warm-up, 15 s at 16 connections, 10 s at 2 connections; the server is stopped.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -35,7 +36,7 @@ done
 # bounded as in run.sh: h2load 1.52 can run on past -D when a client connects after the others stopped
 load() { timeout "$(( $3 + 60 ))" h2load -c "$1" -t "$2" -m 1 -D "$3" -d "$out/review.json" \
   -H 'content-type: application/json' "${@:4}" "https://127.0.0.1:$port/mutate"; }
-load 16 2 20 > /dev/null
+load 16 2 "${AB_WARMUP:-20}" > /dev/null
 g0=$(grep -c Pause "$gc" || true)
 c0=$(awk '{print $14 + $15}' /proc/$pid/stat)
 r16=$(load 16 2 15 | awk '/^finished in/ {print $4}')

@@ -14,13 +14,15 @@
 # without Spring (tests/bench/netty-peer, on the launcher's JVM and flags):
 #   netty-boringssl  Reactor Netty with BoringSSL (netty-tcnative-boringssl-static)
 #   netty-jdk        Reactor Netty with the JDK's TLS (JSSE)
+#   netty-canned     Reactor Netty with BoringSSL answering nginx's canned response, no admission
+#                    code at all: the ceiling of this JVM and server stack on this machine
 # For each: start-to-ready, throughput at 16 connections and p50/p99 at 2 connections over HTTP/1.1
 # (wrk) and HTTP/2 (h2load), non-2xx answers, and RSS after the load.
 #
 # Environment (all optional):
 #   BENCH_DURATION=15         seconds of each measured run (warm-up: BENCH_WARMUP=10)
 #   BENCH_SERVERS="nginx josdk-peer mesh-injector"   which servers, in this order (also:
-#                             netty-boringssl, netty-jdk)
+#                             netty-boringssl, netty-jdk, netty-canned)
 #   BENCH_SKIP_BUILD=1        use the jars already built
 #   BENCH_JAVA_OPTS=...       extra JVM flags for mesh-injector (e.g. to compare TLS stacks)
 #   BENCH_NMT=1               with BENCH_JAVA_OPTS=-XX:NativeMemoryTracking=summary: writes nmt.txt
@@ -175,10 +177,11 @@ NGINX
       MESH_INJECTOR_JAVA_OPTS="${BENCH_JAVA_OPTS:-}" "$root/bin/mesh-injector" serve --cluster "$cluster" \
         --tls-dir "$out/tls" --port "$port" --metrics-port "$port2" > "$out/mesh-injector.log" 2>&1 &
       pid=$! ;;
-    netty-boringssl|netty-jdk)
+    netty-boringssl|netty-jdk|netty-canned)
       # the launcher's java and flags (heap, GC, native areas), without its -jar and AOT cache
-      local flags=() word ssl=openssl
+      local flags=() word ssl=openssl canned=()
       [ "$name" = netty-jdk ] && ssl=jdk
+      [ "$name" = netty-canned ] && canned=(--canned="$out/answer.json")
       for word in $(MESH_INJECTOR_DRY_RUN=1 MESH_INJECTOR_JAVA_OPTS="${BENCH_JAVA_OPTS:-}" \
                     "$root/bin/mesh-injector"); do
         case $word in
@@ -190,15 +193,15 @@ NGINX
       local cp=$bench/netty-peer/target/netty-peer.jar:$bench/netty-peer/target/lib/*
       cp=$cp:$root/webhook/target/app/mesh-injector.jar
       "${flags[@]}" -cp "$cp" bench.netty.NettyPeer --port="$port" --tls-crt="$out/tls/tls.crt" \
-        --tls-key="$out/tls/tls.key" --cluster="$cluster" --ssl="$ssl" > "$out/$name.log" 2>&1 &
+        --tls-key="$out/tls/tls.key" --cluster="$cluster" --ssl="$ssl" "${canned[@]}" > "$out/$name.log" 2>&1 &
       pid=$! ;;
   esac
 }
 
 results=()
-# nginx answers what mesh-injector answers: take that answer first, on a short-lived server
-if [[ " $servers " == *" nginx "* ]]; then
-  say "taking mesh-injector's answer for nginx's canned response"
+# nginx (and netty-canned) answer what mesh-injector answers: take that answer first, on a short-lived server
+if [[ " $servers " == *" nginx "* || " $servers " == *" netty-canned "* ]]; then
+  say "taking mesh-injector's answer for the canned responses"
   port=$(free_port); start_server mesh-injector "$port"
   ready=$(wait_ready "$pid" "$port")
   curl -sk -H 'Content-Type: application/json' --data-binary @"$body" \

@@ -22,7 +22,9 @@ import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslProvider;
 import java.io.ByteArrayInputStream;
 import java.io.File;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.HashMap;
@@ -44,9 +46,12 @@ import reactor.netty.http.server.HttpServerResponse;
  * answering {@code POST /mutate} over TLS with HTTP/1.1 and HTTP/2 negotiated by ALPN, and {@code
  * GET /readyz} and {@code /healthz}.
  *
- * <p>Arguments: {@code --port=N --tls-crt=FILE --tls-key=FILE --cluster=FILE [--ssl=openssl|jdk]};
- * {@code openssl} (the default) is BoringSSL from netty-tcnative-boringssl-static, {@code jdk} is
- * the JDK's JSSE.
+ * <p>Arguments: {@code --port=N --tls-crt=FILE --tls-key=FILE --cluster=FILE [--ssl=openssl|jdk]
+ * [--canned=FILE]}; {@code openssl} (the default) is BoringSSL from netty-tcnative-boringssl-static,
+ * {@code jdk} is the JDK's JSSE. With {@code --canned}, {@code /mutate} reads the whole request and
+ * answers the file's bytes without running any admission code: what this JVM, Reactor Netty and
+ * the TLS stack reach on this machine before a single byte of admission work, the Java
+ * counterpart of nginx's canned answer.
  *
  * <p>The admission runs on the event loop that read the request, as in {@code serve}, which runs the
  * same on Reactor Netty under Spring Boot; this peer shows what Spring's layers cost.
@@ -56,9 +61,11 @@ public final class NettyPeer {
   private static final byte[] OK = "ok\n".getBytes(StandardCharsets.UTF_8);
 
   private final AdmissionService service;
+  private final byte[] canned;
 
-  private NettyPeer(AdmissionService service) {
+  private NettyPeer(AdmissionService service, byte[] canned) {
     this.service = service;
+    this.canned = canned;
   }
 
   public static void main(String[] args) {
@@ -71,7 +78,11 @@ public final class NettyPeer {
     // as serve: a request thread only queues its log line ("injected: ..." on every admission)
     AsyncConsole.install(LoggerFactory.getILoggerFactory());
 
-    NettyPeer peer = new NettyPeer(service(cluster));
+    String cannedFile = options.get("canned");
+    NettyPeer peer =
+        cannedFile == null
+            ? new NettyPeer(service(cluster), null)
+            : new NettyPeer(null, readAll(Path.of(cannedFile)));
     Http2SslContextSpec tls =
         Http2SslContextSpec.forServer(crt, key).configure(builder -> builder.sslProvider(provider));
     DisposableServer server =
@@ -88,10 +99,11 @@ public final class NettyPeer {
                         .get("/healthz", NettyPeer::ok))
             .bindNow();
     LOG.info(
-        "listening on https://127.0.0.1:{} (TLS: {}{})",
+        "listening on https://127.0.0.1:{} (TLS: {}{}){}",
         server.port(),
         provider,
-        provider == SslProvider.OPENSSL ? ", " + OpenSsl.versionString() : "");
+        provider == SslProvider.OPENSSL ? ", " + OpenSsl.versionString() : "",
+        cannedFile == null ? "" : "; canned answer from " + cannedFile);
     server.onDispose().block();
   }
 
@@ -130,6 +142,15 @@ public final class NettyPeer {
 
   private Mono<Void> answer(
       HttpServerResponse response, String contentType, long declaredLength, byte[] bytes) {
+    if (canned != null) {
+      ByteBuf out = response.alloc().buffer(canned.length).writeBytes(canned);
+      return response
+          .status(200)
+          .header(HttpHeaderNames.CONTENT_TYPE, "application/json")
+          .header(HttpHeaderNames.CONTENT_LENGTH, Integer.toString(canned.length))
+          .send(Mono.just(out))
+          .then();
+    }
     int status;
     byte[] body;
     int length;
@@ -189,6 +210,14 @@ public final class NettyPeer {
         return SslProvider.JDK;
       default:
         throw new IllegalArgumentException("--ssl must be openssl or jdk, not " + name);
+    }
+  }
+
+  private static byte[] readAll(Path file) {
+    try {
+      return Files.readAllBytes(file);
+    } catch (IOException e) {
+      throw new IllegalArgumentException("--canned=" + file + ": " + e.getMessage(), e);
     }
   }
 
