@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * The workload of a JDK 25 AOT-cache training run ({@code bin/train-aot-cache}, the image build):
  * with {@code -Dmesh-injector.aot.train=true}, {@code serve} posts a typical pod's AdmissionReview
  * to itself over HTTP/1.1 and HTTP/2, reads its probes and metrics, and exits, so the JVM writes
- * the classes and profiles a real admission uses into {@code -XX:AOTCacheOutput}.
+ * the classes a real admission uses, loaded and linked, into {@code -XX:AOTCacheOutput} (the
+ * launcher leaves the method profiles out: see {@code bin/mesh-injector}).
  */
 public final class AotTraining {
   public static final String PROPERTY = "mesh-injector.aot.train";
