@@ -50,8 +50,7 @@ public final class ShallowCopy {
       return null;
     }
     Copier copier = COPIERS.computeIfAbsent(a.getClass(), Copier::of);
-    Object[] copies = copier.withoutShared(a, b);
-    return new Pair<>((T) copies[0], (T) copies[1]);
+    return (Pair<T>) copier.withoutShared(a, b);
   }
 
   /** Two copies made together by {@link #withoutShared}. */
@@ -141,12 +140,11 @@ public final class ShallowCopy {
       } catch (RuntimeException | Error e) {
         throw e;
       } catch (Throwable e) {
-        throw new IllegalStateException(
-            "cannot copy a " + source.getClass().getName() + ": " + e, e);
+        throw cannotCopy(source, e);
       }
     }
 
-    Object[] withoutShared(Object a, Object b) {
+    Pair<Object> withoutShared(Object a, Object b) {
       try {
         Object copyA = constructor.invokeExact();
         Object copyB = constructor.invokeExact();
@@ -166,12 +164,17 @@ public final class ShallowCopy {
             extras.setter().invokeExact(copyB, extraB);
           }
         }
-        return new Object[] {copyA, copyB};
+        return new Pair<>(copyA, copyB);
       } catch (RuntimeException | Error e) {
         throw e;
       } catch (Throwable e) {
-        throw new IllegalStateException("cannot copy a " + a.getClass().getName() + ": " + e, e);
+        throw cannotCopy(a, e);
       }
+    }
+
+    private static IllegalStateException cannotCopy(Object source, Throwable e) {
+      return new IllegalStateException(
+          "cannot copy a " + source.getClass().getName() + ": " + e, e);
     }
   }
 }

@@ -143,13 +143,7 @@ public final class NettyPeer {
   private Mono<Void> answer(
       HttpServerResponse response, String contentType, long declaredLength, byte[] bytes) {
     if (canned != null) {
-      ByteBuf out = response.alloc().buffer(canned.length).writeBytes(canned);
-      return response
-          .status(200)
-          .header(HttpHeaderNames.CONTENT_TYPE, "application/json")
-          .header(HttpHeaderNames.CONTENT_LENGTH, Integer.toString(canned.length))
-          .send(Mono.just(out))
-          .then();
+      return send(response, 200, canned, canned.length);
     }
     int status;
     byte[] body;
@@ -168,6 +162,11 @@ public final class NettyPeer {
       body = lastResort.bytes();
       length = lastResort.length();
     }
+    return send(response, status, body, length);
+  }
+
+  private static Mono<Void> send(
+      HttpServerResponse response, int status, byte[] body, int length) {
     // copied: the codec's array is its thread's buffer, reused by the next answer
     ByteBuf out = response.alloc().buffer(length).writeBytes(body, 0, length);
     return response
