@@ -45,7 +45,8 @@ class IstioChartTest {
     assertThat(
             Charts.parse(
                     Charts.renderWithoutTrustAnchors(
-                        Charts.CHART, t -> t.set("config.mesh", "istio")))
+                        Charts.CHART,
+                        t -> t.set("config.mesh", "istio").set("cniPodsRole", "always")))
                 .stream()
                 .filter(d -> d.path("kind").asText().equals("Role"))
                 .map(d -> d.at("/metadata/namespace").asText()))

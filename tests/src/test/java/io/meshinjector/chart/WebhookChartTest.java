@@ -538,7 +538,7 @@ class WebhookChartTest {
     JsonNode mwc = find(docs, "MutatingWebhookConfiguration", FULLNAME);
     JsonNode service = find(docs, "Service", FULLNAME);
 
-    assertThat(mwc.path("webhooks")).hasSize(1);
+    assertThat(mwc.path("webhooks")).hasSize(2);
     JsonNode w = mwc.at("/webhooks/0");
     assertThat(texts(w.path("admissionReviewVersions"))).containsExactly("v1", "v1beta1");
     assertThat(w.path("sideEffects").asText()).isEqualTo("None");
@@ -568,6 +568,124 @@ class WebhookChartTest {
         .isTrue();
 
     assertThat(excludedNamespaces(w)).contains(NS, "kube-system");
+
+    // the second entry differs only in its failure policy and the injection label's operator
+    JsonNode other = mwc.at("/webhooks/1");
+    assertThat(other.path("failurePolicy").asText()).isEqualTo("Ignore");
+    for (String field :
+        List.of(
+            "admissionReviewVersions",
+            "clientConfig",
+            "sideEffects",
+            "timeoutSeconds",
+            "reinvocationPolicy",
+            "rules",
+            "matchPolicy")) {
+      assertThat(other.path(field)).as(field).isEqualTo(w.path(field));
+    }
+    assertThat(excludedNamespaces(other)).isEqualTo(excludedNamespaces(w));
+  }
+
+  /**
+   * A namespace meets exactly one entry: the labelled ones (the leader mirrors {@code
+   * inject=enabled}) the fail-closed one, every other namespace the fail-open one. Evaluated as the
+   * API server evaluates label selectors, over namespaces with and without the label.
+   */
+  @Test
+  void onlyNamespacesThatOptedInFailClosed() throws IOException {
+    JsonNode mwc = find(render(t -> t), "MutatingWebhookConfiguration", FULLNAME);
+    Map<String, Map<String, String>> namespaces =
+        Map.of(
+            "opted-in",
+            Map.of("kubernetes.io/metadata.name", "shop", "mesh-injector.io/injection", "enabled"),
+            "plain",
+            Map.of("kubernetes.io/metadata.name", "plain"),
+            "labelled-otherwise",
+            Map.of("kubernetes.io/metadata.name", "odd", "mesh-injector.io/injection", "disabled"),
+            "release namespace",
+            Map.of("kubernetes.io/metadata.name", NS, "mesh-injector.io/injection", "enabled"));
+    Map<String, List<String>> met = new java.util.TreeMap<>();
+    namespaces.forEach(
+        (name, labels) -> {
+          List<String> policies = new ArrayList<>();
+          for (JsonNode webhook : mwc.path("webhooks")) {
+            if (matches(webhook.at("/namespaceSelector/matchExpressions"), labels)) {
+              policies.add(webhook.path("failurePolicy").asText());
+            }
+          }
+          met.put(name, policies);
+        });
+    assertThat(met)
+        .containsEntry("opted-in", List.of("Fail"))
+        .containsEntry("plain", List.of("Ignore"))
+        .containsEntry("labelled-otherwise", List.of("Ignore"))
+        .containsEntry("release namespace", List.of());
+  }
+
+  /** matchExpressions as the API server reads them: every expression holds. */
+  static boolean matches(JsonNode expressions, Map<String, String> labels) {
+    for (JsonNode e : expressions) {
+      String value = labels.get(e.path("key").asText());
+      List<String> values = texts(e.path("values"));
+      boolean holds =
+          switch (e.path("operator").asText()) {
+            case "In" -> value != null && values.contains(value);
+            case "NotIn" -> value == null || !values.contains(value);
+            case "Exists" -> value != null;
+            case "DoesNotExist" -> value == null;
+            default -> throw new AssertionError("operator " + e);
+          };
+      if (!holds) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  @Test
+  void aUrlReplacesTheServiceInEveryEntry() throws IOException {
+    JsonNode mwc =
+        find(
+            render(t -> t.set("admissionWebhook.url", "https://10.0.0.5:8443/mutate")),
+            "MutatingWebhookConfiguration",
+            FULLNAME);
+    for (JsonNode w : mwc.path("webhooks")) {
+      assertThat(w.at("/clientConfig/url").asText()).isEqualTo("https://10.0.0.5:8443/mutate");
+      assertThat(w.at("/clientConfig").has("service")).isFalse();
+      assertThat(w.at("/clientConfig/caBundle").asText()).isNotBlank();
+    }
+    assertThatThrownBy(() -> render(t -> t.set("admissionWebhook.url", "http://plain:80/mutate")))
+        .hasMessageContaining("url");
+  }
+
+  @Test
+  void theCniPodsRoleIsCreatedOnlyWhereItsNamespaceCanHoldIt() throws IOException {
+    // auto: Helm's lookup finds no linkerd-cni namespace in this cluster, so no Role that would
+    // fail the install; always and never say it outright
+    assertThat(names(render(t -> t))).doesNotContain("Role/" + FULLNAME + "-cni-pods");
+    assertThat(names(render(t -> t.set("cniPodsRole", "never"))))
+        .doesNotContain("Role/" + FULLNAME + "-cni-pods", "RoleBinding/" + FULLNAME + "-cni-pods");
+    List<JsonNode> always = render(t -> t.set("cniPodsRole", "always"));
+    assertThat(find(always, "Role", FULLNAME + "-cni-pods").at("/metadata/namespace").asText())
+        .isEqualTo("linkerd-cni");
+    assertThat(
+            find(always, "RoleBinding", FULLNAME + "-cni-pods").at("/metadata/namespace").asText())
+        .isEqualTo("linkerd-cni");
+    assertThatThrownBy(() -> render(t -> t.set("cniPodsRole", "sometimes")))
+        .hasMessageContaining("cniPodsRole");
+  }
+
+  @Test
+  void theLeaderMayLabelNamespacesForTheFailClosedEntry() throws IOException {
+    for (List<JsonNode> docs :
+        List.of(render(t -> t), render(t -> t.set("config.policy.publishLabels", false)))) {
+      assertThat(verbs(find(docs, "ClusterRole", FULLNAME), "namespaces"))
+          .contains("get", "list", "watch", "patch");
+      assertNamedExceptCreate(
+          rulesFor(find(docs, "Role", FULLNAME), "leases"),
+          List.of(LEASE, LABEL_LEASE),
+          Set.of("get", "update", "patch"));
+    }
   }
 
   @Test
@@ -630,7 +748,7 @@ class WebhookChartTest {
 
   @Test
   void rbacIsNamedAndScopedToWhatTheWebhookUses() throws IOException {
-    List<JsonNode> docs = render(t -> t);
+    List<JsonNode> docs = render(t -> t.set("cniPodsRole", "always"));
     JsonNode clusterRole = find(docs, "ClusterRole", FULLNAME);
     JsonNode role = find(docs, "Role", FULLNAME);
 
@@ -656,7 +774,9 @@ class WebhookChartTest {
 
     assertThat(verbs(clusterRole, "nodes"))
         .containsExactlyInAnyOrder("get", "list", "watch", "patch");
-    assertThat(verbs(clusterRole, "namespaces")).containsExactlyInAnyOrder("get", "list", "watch");
+    // patch: the leader's injection label, which the fail-closed webhook entry selects on
+    assertThat(verbs(clusterRole, "namespaces"))
+        .containsExactlyInAnyOrder("get", "list", "watch", "patch");
     assertThat(verbs(clusterRole, "nodecapabilities"))
         .containsExactlyInAnyOrder("get", "list", "watch");
     assertThat(rulesFor(clusterRole, "pods")).as("no pod is read cluster-wide").isEmpty();
@@ -693,7 +813,7 @@ class WebhookChartTest {
                     .set("tls.caBundle", "eA=="))) {
       List<JsonNode> docs = render(mode);
 
-      // the label publisher's lease stays; no Secret, no certificate lease
+      // the label writer's lease stays; no Secret, no certificate lease
       JsonNode role = find(docs, "Role", FULLNAME);
       assertThat(rulesFor(role, "secrets")).isEmpty();
       assertNamedExceptCreate(
@@ -701,8 +821,12 @@ class WebhookChartTest {
       assertThat(rulesFor(find(docs, "ClusterRole", FULLNAME), "mutatingwebhookconfigurations"))
           .isEmpty();
 
+      // without capability labels the leader still writes the namespaces' injection label
       List<JsonNode> quiet = render(t -> mode.apply(t).set("config.policy.publishLabels", false));
-      assertThat(names(quiet)).doesNotContain("Role/" + FULLNAME, "RoleBinding/" + FULLNAME);
+      assertNamedExceptCreate(
+          rulesFor(find(quiet, "Role", FULLNAME), "leases"),
+          List.of(LABEL_LEASE),
+          Set.of("get", "update", "patch"));
     }
   }
 
@@ -712,6 +836,7 @@ class WebhookChartTest {
         render(
             t ->
                 t.set("config.policy.publishLabels", false)
+                    .set("cniPodsRole", "always")
                     .set("config.capabilities.cniDaemonSet.namespace", "cni-system"));
     JsonNode clusterRole = find(docs, "ClusterRole", FULLNAME);
     JsonNode cniRole = find(docs, "Role", FULLNAME + "-cni-pods");
@@ -720,7 +845,7 @@ class WebhookChartTest {
     assertThat(rulesFor(clusterRole, "pods")).isEmpty();
     assertNamedExceptCreate(
         rulesFor(find(docs, "Role", FULLNAME), "leases"),
-        List.of(LEASE),
+        List.of(LEASE, LABEL_LEASE),
         Set.of("get", "update", "patch"));
     assertThat(cniRole.at("/metadata/namespace").asText()).isEqualTo("cni-system");
     assertThat(verbs(cniRole, "pods")).containsExactlyInAnyOrder("list", "watch");

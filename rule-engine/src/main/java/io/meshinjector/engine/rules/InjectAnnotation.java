@@ -40,6 +40,21 @@ public record InjectAnnotation(boolean enabled, String key, String conflict) {
     return new InjectAnnotation(false, both, conflict);
   }
 
+  /**
+   * Whether a namespace with these annotations asks for injection, under the same rules as the
+   * gate: either spelling, and {@code disabled} winning when they disagree.
+   */
+  public static boolean enabledBy(java.util.Map<String, String> annotations) {
+    if (annotations == null) {
+      return false;
+    }
+    return of(
+            "the namespace",
+            annotations.get(Annotations.INJECT),
+            annotations.get(Annotations.INJECT_PREFIXED))
+        .enabled();
+  }
+
   private static boolean enabled(String value) {
     return "enabled".equals(value);
   }

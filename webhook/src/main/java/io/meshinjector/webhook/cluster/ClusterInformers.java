@@ -34,9 +34,19 @@ import org.slf4j.LoggerFactory;
  * and the mesh CNI DaemonSet's pods. Every object is trimmed on arrival, in the handlers and in the
  * informers' own caches. fabric8's informers re-list and re-watch by themselves after the API
  * server comes back; meanwhile the view keeps the last state it had, and {@link #age()} grows.
+ *
+ * <p>Nodes and Namespaces are required: no decision can be made without them, so {@link #synced()}
+ * waits for them. NodeCapabilities (the CRD may be missing or not yet established) and the CNI pods
+ * (their namespace, and the chart's Role there, may not exist) are optional: until they can be
+ * listed the verdicts they feed stay {@code unknown}, {@link #sourceSynced} says so, and they join
+ * the view as soon as a retry succeeds.
  */
 public final class ClusterInformers implements ViewHealth, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ClusterInformers.class);
+
+  /** The sources, required ones first. */
+  static final List<String> SOURCES =
+      List.of("nodes", "namespaces", "nodecapabilities", "cni-pods");
 
   /** How often the watch state is sampled for {@link #age()}. */
   static final Duration TICK = Duration.ofMillis(250);
@@ -48,12 +58,16 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
   private final List<Consumer<String>> nodeListeners =
       new java.util.concurrent.CopyOnWriteArrayList<>();
   private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
+  private final List<Source> sources = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   /** CNI pod (namespace/name) to the node it makes ready. */
   private final Map<String, String> readyCniPods = new ConcurrentHashMap<>();
 
   private final ScheduledExecutorService ticker;
+  private final List<Consumer<String>> namespaceListeners =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
   private SharedIndexInformer<Node> nodeInformer;
+  private SharedIndexInformer<Namespace> namespaceInformer;
   private volatile boolean synced;
   private volatile boolean closed;
   private volatile Instant lastInSync;
@@ -78,10 +92,17 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
     nodeListeners.add(listener);
   }
 
+  /** Called with a namespace's name whenever it was added, changed or deleted. */
+  public void onNamespaceChanged(Consumer<String> listener) {
+    namespaceListeners.add(listener);
+  }
+
   /** Starts the informers without waiting for them; {@link #synced()} tells when they are. */
   public synchronized void start() {
     nodeInformer =
         informer(
+            "nodes",
+            true,
             client.nodes().runnableInformer(0),
             Trimmed::node,
             new Handler<Node>() {
@@ -97,21 +118,28 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
                 changed(node.getMetadata().getName());
               }
             });
-    informer(
-        client.namespaces().runnableInformer(0),
-        Trimmed::namespace,
-        new Handler<Namespace>() {
-          @Override
-          void upsert(Namespace ns) {
-            view.upsertNamespace(Trimmed.namespace(ns));
-          }
+    namespaceInformer =
+        informer(
+            "namespaces",
+            true,
+            client.namespaces().runnableInformer(0),
+            Trimmed::namespace,
+            new Handler<Namespace>() {
+              @Override
+              void upsert(Namespace ns) {
+                view.upsertNamespace(Trimmed.namespace(ns));
+                namespaceChanged(ns.getMetadata().getName());
+              }
 
-          @Override
-          void remove(Namespace ns) {
-            view.removeNamespace(ns.getMetadata().getName());
-          }
-        });
+              @Override
+              void remove(Namespace ns) {
+                view.removeNamespace(ns.getMetadata().getName());
+                namespaceChanged(ns.getMetadata().getName());
+              }
+            });
     informer(
+        "nodecapabilities",
+        false,
         client.genericKubernetesResources(NodeCapabilityResource.CONTEXT).runnableInformer(0),
         ClusterInformers::trimNodeCapability,
         new Handler<GenericKubernetesResource>() {
@@ -135,6 +163,8 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
           }
         });
     informer(
+        "cni-pods",
+        false,
         client
             .pods()
             .inNamespace(cni.namespace())
@@ -159,9 +189,12 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
   }
 
   private <T extends HasMetadata> SharedIndexInformer<T> informer(
+      String name,
+      boolean required,
       SharedIndexInformer<T> informer,
       java.util.function.UnaryOperator<T> trim,
       ResourceEventHandler<T> handler) {
+    Source source = new Source(name, required, informer, describe(name));
     informer.itemStore(new TrimmingStore<>(trim));
     informer.addEventHandler(handler);
     informer.exceptionHandler(
@@ -169,14 +202,21 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
           if (closed) {
             return false;
           }
-          LOG.warn(
-              "informer for {} failed, retrying: {}",
-              informer.getApiTypeClass().getSimpleName(),
-              t.toString());
+          source.failed(t);
           return true;
         });
     informers.add(informer);
+    sources.add(source);
     return informer;
+  }
+
+  private String describe(String name) {
+    return switch (name) {
+      case "nodecapabilities" -> "NodeCapabilities (the probe's verdicts)";
+      case "cni-pods" ->
+          "the mesh CNI pods in namespace " + cni.namespace() + " (cni: ready on their nodes)";
+      default -> name;
+    };
   }
 
   private void cniPod(String pod, Optional<String> readyOn) {
@@ -197,6 +237,16 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
         listener.accept(node);
       } catch (RuntimeException e) {
         LOG.warn("a listener failed on node {}: {}", node, e.toString());
+      }
+    }
+  }
+
+  private void namespaceChanged(String namespace) {
+    for (Consumer<String> listener : namespaceListeners) {
+      try {
+        listener.accept(namespace);
+      } catch (RuntimeException e) {
+        LOG.warn("a listener failed on namespace {}: {}", namespace, e.toString());
       }
     }
   }
@@ -222,7 +272,8 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
   }
 
   private void sample() {
-    if (!synced && informers.stream().allMatch(SharedIndexInformer::hasSynced)) {
+    sources.forEach(Source::sample);
+    if (!synced && sources.stream().filter(Source::required).allMatch(Source::hasSynced)) {
       // the lists just delivered the whole state; the watches follow within moments
       lastInSync = clock.instant();
       synced = true;
@@ -230,8 +281,18 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
           "cluster view in sync: {} nodes, {} cni-ready",
           nodeInformer.getStore().list().size(),
           Set.copyOf(readyCniPods.values()).size());
+      sources.stream()
+          .filter(s -> !s.hasSynced())
+          .forEach(
+              s ->
+                  LOG.warn(
+                      "cluster view: ready without {} ({} for now); it joins once it can be read",
+                      s.name(),
+                      s.name().equals("cni-pods")
+                          ? "every node's cni is unknown"
+                          : "no node has a probe verdict"));
     }
-    if (synced && informers.stream().allMatch(SharedIndexInformer::isWatching)) {
+    if (synced && sources.stream().filter(Source::required).allMatch(Source::isWatching)) {
       lastInSync = clock.instant();
     }
   }
@@ -255,9 +316,30 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
     return Optional.of(age.isNegative() ? Duration.ZERO : age);
   }
 
+  @Override
+  public List<String> sourceNames() {
+    return SOURCES;
+  }
+
+  @Override
+  public boolean sourceSynced(String name) {
+    return sources.stream().anyMatch(s -> s.name().equals(name) && s.hasSynced());
+  }
+
   /** The nodes as last seen, trimmed, with the capability labels they carry now. */
   public Collection<Node> nodes() {
     return nodeInformer == null ? List.of() : nodeInformer.getStore().list();
+  }
+
+  /** The namespaces as last seen, trimmed (labels and annotations kept). */
+  public Collection<Namespace> namespaces() {
+    return namespaceInformer == null ? List.of() : namespaceInformer.getStore().list();
+  }
+
+  public Optional<Namespace> namespace(String name) {
+    return namespaceInformer == null
+        ? Optional.empty()
+        : Optional.ofNullable(namespaceInformer.getStore().getByKey(name));
   }
 
   public Optional<Node> node(String name) {

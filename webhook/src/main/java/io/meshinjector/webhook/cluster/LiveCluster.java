@@ -8,6 +8,7 @@ import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.cluster.InMemoryClusterView;
 import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.webhook.config.ClusterSettings;
+import io.meshinjector.webhook.labels.InjectionLabels;
 import io.meshinjector.webhook.labels.LabelPublisher;
 import io.meshinjector.webhook.tls.LeaderElection;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -18,8 +19,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * {@code serve} connected to a cluster: the informer-fed view, live reads of namespaces the cache
- * does not hold yet, and, when {@code policy.publishLabels} is on, the leader-elected label
- * publisher on a Lease in the pod's namespace.
+ * does not hold yet, and one replica, elected on a Lease in the pod's namespace, writing labels:
+ * the namespaces' injection label, and the nodes' capability labels when {@code
+ * policy.publishLabels} is on.
  */
 public final class LiveCluster implements ClusterConnection {
   private static final Logger LOG = LoggerFactory.getLogger(LiveCluster.class);
@@ -35,6 +37,7 @@ public final class LiveCluster implements ClusterConnection {
   private final ClusterInformers informers;
   private final LiveNamespaces view;
   private LabelPublisher publisher;
+  private InjectionLabels injectionLabels;
   private LeaderElection election;
 
   /**
@@ -111,21 +114,29 @@ public final class LiveCluster implements ClusterConnection {
   @Override
   public synchronized void start(MeterRegistry registry) {
     informers.start();
-    if (!config.engine().policy().publishLabels()) {
+    injectionLabels =
+        new InjectionLabels(
+            client,
+            informers,
+            config.engine().injection().excludedNamespaces(),
+            settings.labelResyncPeriod());
+    if (config.engine().policy().publishLabels()) {
+      publisher =
+          new LabelPublisher(
+              client,
+              cache,
+              informers,
+              settings.labelPatchesPerSecond(),
+              settings.labelResyncPeriod(),
+              Clock.systemUTC(),
+              registry);
+    } else {
       LOG.info(
           "labels: policy.publishLabels is off: no capability label is written, and"
               + " policy.mixedNodes constrain acts as reject");
-      return;
     }
-    publisher =
-        new LabelPublisher(
-            client,
-            cache,
-            informers,
-            settings.labelPatchesPerSecond(),
-            settings.labelResyncPeriod(),
-            Clock.systemUTC(),
-            registry);
+    // one leader writes every label: the namespaces' injection label always, the nodes'
+    // capability labels when publishing is on
     election =
         new LeaderElection(
             "labels",
@@ -134,8 +145,8 @@ public final class LiveCluster implements ClusterConnection {
             settings.labelLeaseName(),
             LeaderElection.podIdentity(),
             timing,
-            publisher::startLeading,
-            publisher::stopLeading);
+            this::startLeading,
+            this::stopLeading);
     election.start();
     LOG.info(
         "labels: standing for lease {}/{} as {}",
@@ -144,11 +155,28 @@ public final class LiveCluster implements ClusterConnection {
         election.identity());
   }
 
+  private void startLeading() {
+    injectionLabels.startLeading();
+    if (publisher != null) {
+      publisher.startLeading();
+    }
+  }
+
+  private void stopLeading() {
+    if (publisher != null) {
+      publisher.stopLeading();
+    }
+    injectionLabels.stopLeading();
+  }
+
   @Override
   public synchronized void close() {
     // the writer stops before the lease is handed over
     if (publisher != null) {
       publisher.close();
+    }
+    if (injectionLabels != null) {
+      injectionLabels.close();
     }
     if (election != null) {
       election.close();

@@ -1,6 +1,7 @@
 package io.meshinjector.webhook.cluster;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 
 /** Whether the cluster view can be decided from, and how far behind the cluster it may be. */
@@ -14,6 +15,19 @@ public interface ViewHealth {
    * informer is watching, growing while one is cut off; empty before the first sync.
    */
   Optional<Duration> age();
+
+  /**
+   * The sources the view is fed from, by name, whether each has delivered its state yet; empty for
+   * a view from files.
+   */
+  default List<String> sourceNames() {
+    return List.of();
+  }
+
+  /** Whether the named source has delivered its state (an optional one may never have). */
+  default boolean sourceSynced(String name) {
+    return synced();
+  }
 
   /** A view from files: complete from the start and never behind. */
   static ViewHealth fixed() {

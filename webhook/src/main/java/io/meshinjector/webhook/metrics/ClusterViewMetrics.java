@@ -8,6 +8,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 public final class ClusterViewMetrics {
   static final String AGE = "mesh_injector_cluster_view_age_seconds";
   static final String SYNCED = "mesh_injector_cluster_view_synced";
+  static final String SOURCE_SYNCED = "mesh_injector_cluster_source_synced";
 
   private ClusterViewMetrics() {}
 
@@ -18,7 +19,15 @@ public final class ClusterViewMetrics {
                 + " while every informer watches; NaN before the first sync")
         .register(registry);
     Gauge.builder(SYNCED, health, h -> h.synced() ? 1 : 0)
-        .description("1 once every informer has delivered its first full state")
+        .description("1 once every required source (Nodes, Namespaces) has delivered its state")
         .register(registry);
+    for (String source : health.sourceNames()) {
+      Gauge.builder(SOURCE_SYNCED, health, h -> h.sourceSynced(source) ? 1 : 0)
+          .description(
+              "1 once the source has delivered its state; an optional source (nodecapabilities,"
+                  + " cni-pods) at 0 leaves the verdicts it feeds unknown")
+          .tag("source", source)
+          .register(registry);
+    }
   }
 }

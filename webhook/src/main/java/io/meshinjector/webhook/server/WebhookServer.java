@@ -154,6 +154,10 @@ public final class WebhookServer {
     p.add("--management.endpoints.web.base-path=/");
     p.add("--management.endpoints.web.exposure.include=prometheus");
     p.add("--management.endpoints.web.path-mapping.prometheus=metrics");
+    // fabric8 logs every failed list or watch with its stack trace; ClusterInformers says it in
+    // one line instead. And it warns on every use of a v1alpha1 resource: NodeCapability is one.
+    p.add("--logging.level.io.fabric8.kubernetes.client.informers.impl.cache.Reflector=ERROR");
+    p.add("--logging.level.io.fabric8.kubernetes.client.dsl.internal.VersionUsageUtils=ERROR");
     p.add("--logging.pattern.console=" + TEXT_PATTERN);
     if (s.logFormat().springFormat() != null) {
       p.add("--logging.structured.format.console=" + s.logFormat().springFormat());

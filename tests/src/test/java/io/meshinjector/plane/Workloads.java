@@ -1,0 +1,115 @@
+package io.meshinjector.plane;
+
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.PodSpecBuilder;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/** Namespaces, pods and Deployments as a user writes them. */
+public final class Workloads {
+  private Workloads() {}
+
+  /** Creates a namespace and waits for its default ServiceAccount, which every pod needs. */
+  public static Namespace namespace(
+      KubernetesClient admin,
+      String name,
+      Map<String, String> annotations,
+      Map<String, String> labels) {
+    Namespace ns =
+        admin
+            .namespaces()
+            .resource(
+                new NamespaceBuilder()
+                    .withNewMetadata()
+                    .withName(name)
+                    .withAnnotations(annotations)
+                    .withLabels(labels)
+                    .endMetadata()
+                    .build())
+            .create();
+    Await.until(
+        "the default ServiceAccount in " + name,
+        Duration.ofSeconds(30),
+        () -> admin.serviceAccounts().inNamespace(name).withName("default").get() != null);
+    return ns;
+  }
+
+  public static PodSpec appSpec(Map<String, String> nodeSelector) {
+    return new PodSpecBuilder()
+        .withNodeSelector(nodeSelector)
+        .addNewContainer()
+        .withName("app")
+        .withImage("registry.example/app:1.0")
+        .addNewPort()
+        .withContainerPort(8080)
+        .endPort()
+        .endContainer()
+        .build();
+  }
+
+  public static Pod pod(String name, Map<String, String> annotations, PodSpec spec) {
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withAnnotations(annotations)
+        .addToLabels("app", name)
+        .endMetadata()
+        .withSpec(spec)
+        .build();
+  }
+
+  public static Deployment deployment(
+      String name, int replicas, Map<String, String> podAnnotations, PodSpec spec) {
+    return new DeploymentBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .endMetadata()
+        .withNewSpec()
+        .withReplicas(replicas)
+        .withNewSelector()
+        .addToMatchLabels("app", name)
+        .endSelector()
+        .withNewTemplate()
+        .withNewMetadata()
+        .addToLabels("app", name)
+        .withAnnotations(podAnnotations)
+        .endMetadata()
+        .withSpec(spec)
+        .endTemplate()
+        .endSpec()
+        .build();
+  }
+
+  /** The Deployment's pods, once {@code count} of them exist. */
+  public static List<Pod> podsOf(KubernetesClient admin, String namespace, String app, int count) {
+    Await.until(
+        count + " pods of " + namespace + "/" + app,
+        Duration.ofSeconds(60),
+        () ->
+            admin.pods().inNamespace(namespace).withLabel("app", app).list().getItems().size()
+                >= count);
+    return admin.pods().inNamespace(namespace).withLabel("app", app).list().getItems();
+  }
+
+  /** All pods of {@code app} bound to a node by the scheduler. */
+  public static List<Pod> scheduled(
+      KubernetesClient admin, String namespace, String app, int count) {
+    Await.until(
+        count + " pods of " + namespace + "/" + app + " bound to nodes",
+        Duration.ofSeconds(60),
+        () ->
+            admin.pods().inNamespace(namespace).withLabel("app", app).list().getItems().stream()
+                    .filter(p -> p.getSpec().getNodeName() != null)
+                    .count()
+                >= count);
+    return admin.pods().inNamespace(namespace).withLabel("app", app).list().getItems();
+  }
+}

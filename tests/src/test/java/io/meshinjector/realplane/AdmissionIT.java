@@ -1,0 +1,420 @@
+package io.meshinjector.realplane;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodConditionBuilder;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.PodSpecBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.meshinjector.plane.Await;
+import io.meshinjector.plane.Cli;
+import io.meshinjector.plane.FakeNodes;
+import io.meshinjector.plane.KubePlane;
+import io.meshinjector.plane.RealPlane;
+import io.meshinjector.plane.Release;
+import io.meshinjector.plane.Serve;
+import io.meshinjector.plane.ServiceAccounts;
+import io.meshinjector.plane.Workloads;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Admission as the API server performs it: the chart's webhook configuration, pointed at one
+ * replica running on the chart's ServiceAccount, pods made by the real controllers and placed by
+ * the real scheduler, on a cluster mixing RHEL 8 (nft only), CentOS 7 (legacy only, kubelet 1.27)
+ * and Debian nodes (no facts).
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class AdmissionIT {
+  @RegisterExtension static final RealPlane PLANE = new RealPlane();
+
+  static final String NS = "mesh-injector";
+  static final String LABEL = "capability.mesh-injector.io/";
+  static final Map<String, String> ENABLED = Map.of("inject", "enabled");
+  static final ObjectMapper JSON = new ObjectMapper();
+
+  static Release release;
+  static Serve serve;
+  static KubernetesClient admin;
+
+  @BeforeAll
+  static void installAndServe() throws Exception {
+    KubePlane plane = PLANE.plane();
+    admin = plane.admin();
+    FakeNodes.create(
+        admin, "rhel-1", FakeNodes.Shape.of(FakeNodes.RHEL8, "v1.32.6", Map.of("pool", "rhel")));
+    FakeNodes.create(
+        admin, "rhel-2", FakeNodes.Shape.of(FakeNodes.RHEL8, "v1.32.6", Map.of("pool", "rhel")));
+    FakeNodes.create(
+        admin,
+        "centos-1",
+        FakeNodes.Shape.of(FakeNodes.CENTOS7, "v1.27.16", Map.of("pool", "centos")));
+    FakeNodes.create(
+        admin, "deb-1", FakeNodes.Shape.of(FakeNodes.DEBIAN, "v1.32.6", Map.of("pool", "deb")));
+    // the mesh CNI is installed (its DaemonSet's pods come later): the chart creates its Role
+    Workloads.namespace(admin, "linkerd-cni", Map.of(), Map.of());
+    int port = KubePlane.freePort();
+    release = Release.install(plane, "mi", NS, Release.urlValue(port));
+    Path dir = PLANE.dir("replica");
+    serve =
+        new Serve(
+            "replica",
+            ServiceAccounts.kubeconfig(plane, NS, release.serviceAccount()),
+            NS,
+            release.configFile(dir),
+            release.tlsDir(dir.resolve("tls")),
+            dir,
+            port);
+    serve.start().awaitReady(Duration.ofSeconds(20));
+    Await.until(
+        "capability labels on every node",
+        Duration.ofSeconds(20),
+        () ->
+            admin.nodes().list().getItems().stream()
+                .allMatch(n -> n.getMetadata().getLabels().containsKey(LABEL + "iptables-nft")));
+    Workloads.namespace(admin, "shop", ENABLED, Map.of());
+  }
+
+  @AfterAll
+  static void stop() {
+    if (serve != null) {
+      serve.stop();
+    }
+  }
+
+  static String decision(Pod pod) {
+    return pod.getMetadata().getAnnotations().getOrDefault("mesh-injector.io/decision", "");
+  }
+
+  static List<String> names(List<Container> containers) {
+    return containers == null ? List.of() : containers.stream().map(Container::getName).toList();
+  }
+
+  @Test
+  @Order(1)
+  void aDeploymentIsInjectedAndTheSchedulerPlacesItOnlyWhereItsPathWorks() {
+    admin
+        .apps()
+        .deployments()
+        .inNamespace("shop")
+        .resource(Workloads.deployment("web", 6, Map.of(), Workloads.appSpec(Map.of())))
+        .create();
+    List<Pod> pods = Workloads.scheduled(admin, "shop", "web", 6);
+    Map<String, Node> nodes =
+        admin.nodes().list().getItems().stream()
+            .collect(Collectors.toMap(n -> n.getMetadata().getName(), n -> n));
+    for (Pod pod : pods) {
+      // nft works on RHEL 8 and may on Debian (no facts: unknown counts as viable); not on CentOS 7
+      assertThat(decision(pod)).startsWith("init/nft").endsWith("constrained");
+      List<String> all = new java.util.ArrayList<>(names(pod.getSpec().getInitContainers()));
+      all.addAll(names(pod.getSpec().getContainers()));
+      assertThat(all).contains("linkerd-init", "linkerd-proxy", "app");
+      Node node = nodes.get(pod.getSpec().getNodeName());
+      assertThat(node.getMetadata().getLabels().get(LABEL + "iptables-nft"))
+          .as(
+              "the nft verdict of %s, where %s was placed",
+              node.getMetadata().getName(), pod.getMetadata().getName())
+          .isIn("available", "unknown");
+      assertThat(pod.getSpec().getNodeName()).isNotEqualTo("centos-1");
+    }
+    assertThat(pods.stream().map(p -> p.getSpec().getNodeName()).collect(Collectors.toSet()))
+        .as("spread over the nodes where nft works")
+        .hasSizeGreaterThan(1);
+  }
+
+  @Test
+  @Order(2)
+  void aRefusedPodShowsItsReasonInTheReplicaSetsEvents() {
+    admin
+        .apps()
+        .deployments()
+        .inNamespace("shop")
+        .resource(
+            Workloads.deployment(
+                "old",
+                1,
+                Map.of("mesh-injector.io/iptables-mode", "nft"),
+                Workloads.appSpec(Map.of("pool", "centos"))))
+        .create();
+    Await.until(
+        "a FailedCreate event of old's ReplicaSet",
+        Duration.ofSeconds(30),
+        () ->
+            failedCreate("shop").stream()
+                .anyMatch(e -> e.getMessage().contains("denied the request")),
+        () ->
+            "events: "
+                + admin.v1().events().inNamespace("shop").list().getItems().stream()
+                    .map(Event::getMessage)
+                    .toList());
+    String message =
+        failedCreate("shop").stream()
+            .map(Event::getMessage)
+            .filter(m -> m.contains("denied"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(message).contains("inject.mesh-injector.io").contains("nft").contains("centos-1");
+    assertThat(admin.pods().inNamespace("shop").withLabel("app", "old").list().getItems())
+        .isEmpty();
+  }
+
+  private static List<Event> failedCreate(String namespace) {
+    return admin.v1().events().inNamespace(namespace).list().getItems().stream()
+        .filter(e -> "FailedCreate".equals(e.getReason()))
+        .filter(e -> e.getInvolvedObject().getName().startsWith("old-"))
+        .toList();
+  }
+
+  @Test
+  @Order(3)
+  void aServerSideDryRunIsInjectedAndNothingIsCreated() {
+    Pod dry =
+        admin
+            .pods()
+            .inNamespace("shop")
+            .resource(Workloads.pod("dry", Map.of(), Workloads.appSpec(Map.of("pool", "rhel"))))
+            .dryRun()
+            .create();
+    assertThat(decision(dry)).startsWith("init/nft");
+    assertThat(names(dry.getSpec().getInitContainers())).contains("linkerd-init");
+    assertThat(admin.pods().inNamespace("shop").withName("dry").get()).isNull();
+  }
+
+  @Test
+  @Order(4)
+  void aNamespaceAndItsDeploymentInOneApplyAreInjected() throws Exception {
+    Path dir = PLANE.dir("apply");
+    Path file =
+        Files.writeString(
+            dir.resolve("oneshot.yaml"),
+            """
+            apiVersion: v1
+            kind: Namespace
+            metadata:
+              name: oneshot
+              annotations: {inject: enabled}
+            ---
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: {name: api, namespace: oneshot}
+            spec:
+              replicas: 2
+              selector: {matchLabels: {app: api}}
+              template:
+                metadata: {labels: {app: api}}
+                spec:
+                  nodeSelector: {pool: rhel}
+                  containers:
+                    - {name: app, image: registry.example/api:1.0}
+            """);
+    Cli.Result apply =
+        Cli.run(
+            dir,
+            PLANE.plane().adminKubeconfigFile(),
+            List.of(PLANE.plane().kubectl().toString(), "apply", "-f", file.toString()),
+            Duration.ofSeconds(60));
+    assertThat(apply.exit()).as(apply.err()).isZero();
+    for (Pod pod : Workloads.podsOf(admin, "oneshot", "api", 2)) {
+      assertThat(decision(pod)).as(pod.getMetadata().getName()).startsWith("init/nft");
+    }
+  }
+
+  @Test
+  @Order(5)
+  void aCniPodTurningReadyLabelsItsNodeWithinFiveSecondsAndRestrictedPodsAreThenPlacedThere()
+      throws Exception {
+    Pod cni =
+        admin
+            .pods()
+            .inNamespace("linkerd-cni")
+            .resource(
+                new PodBuilder()
+                    .withNewMetadata()
+                    .withName("linkerd-cni-deb-1")
+                    .addToLabels("k8s-app", "linkerd-cni")
+                    .endMetadata()
+                    .withSpec(
+                        new PodSpecBuilder(Workloads.appSpec(Map.of()))
+                            .withNodeName("deb-1")
+                            .build())
+                    .build())
+            .create();
+    assertThat(admin.nodes().withName("deb-1").get().getMetadata().getLabels().get(LABEL + "cni"))
+        .isNotEqualTo("ready");
+    long readyAt = System.nanoTime();
+    admin
+        .pods()
+        .inNamespace("linkerd-cni")
+        .withName(cni.getMetadata().getName())
+        .editStatus(
+            p -> {
+              p.getStatus().setPhase("Running");
+              p.getStatus()
+                  .setConditions(
+                      List.of(
+                          new PodConditionBuilder().withType("Ready").withStatus("True").build()));
+              return p;
+            });
+    Await.until(
+        "deb-1 labelled cni=ready",
+        Duration.ofSeconds(5),
+        () ->
+            "ready"
+                .equals(
+                    admin
+                        .nodes()
+                        .withName("deb-1")
+                        .get()
+                        .getMetadata()
+                        .getLabels()
+                        .get(LABEL + "cni")),
+        () -> KubePlane.tail(serve.log(), 15));
+    System.out.printf(
+        "AdmissionIT: cni=ready on deb-1 %d ms after its CNI pod turned Ready%n",
+        Duration.ofNanos(System.nanoTime() - readyAt).toMillis());
+
+    Workloads.namespace(
+        admin, "secure", ENABLED, Map.of("pod-security.kubernetes.io/enforce", "restricted"));
+    PodSpec restricted =
+        new PodSpecBuilder(Workloads.appSpec(Map.of()))
+            .withNewSecurityContext()
+            .withRunAsNonRoot(true)
+            .withRunAsUser(1000L)
+            .withNewSeccompProfile()
+            .withType("RuntimeDefault")
+            .endSeccompProfile()
+            .endSecurityContext()
+            .editFirstContainer()
+            .withNewSecurityContext()
+            .withAllowPrivilegeEscalation(false)
+            .withNewCapabilities()
+            .withDrop("ALL")
+            .endCapabilities()
+            .endSecurityContext()
+            .endContainer()
+            .build();
+    admin
+        .apps()
+        .deployments()
+        .inNamespace("secure")
+        .resource(Workloads.deployment("locked", 3, Map.of(), restricted))
+        .create();
+    List<Pod> pods = Workloads.scheduled(admin, "secure", "locked", 3);
+    for (Pod pod : pods) {
+      assertThat(decision(pod)).startsWith("cni");
+      assertThat(pod.getSpec().getNodeName()).isEqualTo("deb-1");
+    }
+  }
+
+  @Test
+  @Order(6)
+  void explainPreviewsANamespaceOfFiftyWorkloads() throws Exception {
+    Workloads.namespace(admin, "preview", Map.of(), Map.of());
+    for (int i = 0; i < 50; i++) {
+      admin
+          .apps()
+          .deployments()
+          .inNamespace("preview")
+          .resource(
+              Workloads.deployment(
+                  "svc-" + i,
+                  0,
+                  Map.of(),
+                  Workloads.appSpec(i % 5 == 0 ? Map.of("pool", "rhel") : Map.of())))
+          .create();
+    }
+    Cli.Result explain =
+        Cli.run(
+            PLANE.dir("explain"),
+            PLANE.plane().adminKubeconfigFile(),
+            List.of(Serve.launcher().toString(), "explain", "-n", "preview", "-o", "json"),
+            Duration.ofSeconds(60));
+    assertThat(explain.exit()).as(explain.err()).isZero();
+    JsonNode rows = JSON.readTree(explain.out());
+    assertThat(rows).hasSize(50);
+    Set<String> workloads = new java.util.HashSet<>();
+    for (JsonNode row : rows) {
+      workloads.add(row.path("workload").asText());
+      assertThat(row.path("inject").asBoolean()).as(row.toString()).isTrue();
+      assertThat(row.path("redirect").asText()).isEqualTo("init");
+    }
+    assertThat(workloads).contains("preview/Deployment/svc-0", "preview/Deployment/svc-49");
+    System.out.println(
+        "AdmissionIT: explain -n preview (50 workloads) took " + explain.took().toMillis() + " ms");
+  }
+
+  @Test
+  @Order(99)
+  void withTheWebhookDownOnlyNamespacesThatOptedInAreHeldBack() throws Exception {
+    Await.until(
+        "shop labelled mesh-injector.io/injection=enabled",
+        Duration.ofSeconds(10),
+        () ->
+            "enabled"
+                .equals(
+                    admin
+                        .namespaces()
+                        .withName("shop")
+                        .get()
+                        .getMetadata()
+                        .getLabels()
+                        .get("mesh-injector.io/injection")));
+    Workloads.namespace(admin, "plain", Map.of(), Map.of());
+    assertThat(admin.namespaces().withName("plain").get().getMetadata().getLabels())
+        .doesNotContainKey("mesh-injector.io/injection");
+    serve.stop();
+    try {
+      long start = System.nanoTime();
+      Pod created =
+          admin
+              .pods()
+              .inNamespace("plain")
+              .resource(Workloads.pod("free", Map.of(), Workloads.appSpec(Map.of())))
+              .create();
+      assertThat(created.getMetadata().getUid()).isNotBlank();
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+      assertThatThrownBy(
+              () ->
+                  admin
+                      .pods()
+                      .inNamespace("shop")
+                      .resource(Workloads.pod("held", Map.of(), Workloads.appSpec(Map.of())))
+                      .create())
+          .isInstanceOf(KubernetesClientException.class)
+          .hasMessageContaining("failed calling webhook")
+          .hasMessageContaining("inject.mesh-injector.io");
+      assertThat(admin.pods().inNamespace("shop").withName("held").get()).isNull();
+    } finally {
+      serve.start().awaitReady(Duration.ofSeconds(30));
+    }
+    // and back up, the namespace that opted in is injected again
+    Pod back =
+        admin
+            .pods()
+            .inNamespace("shop")
+            .resource(Workloads.pod("back", Map.of(), Workloads.appSpec(Map.of("pool", "rhel"))))
+            .create();
+    assertThat(decision(back)).startsWith("init/nft");
+  }
+}

@@ -1,0 +1,169 @@
+package io.meshinjector.realplane;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.meshinjector.plane.Await;
+import io.meshinjector.plane.FakeNodes;
+import io.meshinjector.plane.KubePlane;
+import io.meshinjector.plane.RealPlane;
+import io.meshinjector.plane.Release;
+import io.meshinjector.plane.Serve;
+import io.meshinjector.plane.ServiceAccounts;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The chart on an ordinary, empty v1.32 cluster: no mesh CNI, no mesh namespace. It installs, and a
+ * replica on the chart's own ServiceAccount is ready within 10 s, whatever the optional sources
+ * (the CNI pods, the NodeCapability CRD) are doing; they join when they appear.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class InstallIT {
+  @RegisterExtension static final RealPlane PLANE = new RealPlane();
+
+  static final String NS = "mesh-injector";
+  static final String CNI_SOURCE = "mesh_injector_cluster_source_synced{source=\"cni-pods\"}";
+  static final String CRD_SOURCE =
+      "mesh_injector_cluster_source_synced{source=\"nodecapabilities\"}";
+  static final String CRD = "nodecapabilities.mesh-injector.io";
+
+  static Release release;
+
+  @BeforeAll
+  static void install() throws Exception {
+    KubePlane plane = PLANE.plane();
+    FakeNodes.create(
+        plane.admin(), "node-a", FakeNodes.Shape.of(FakeNodes.RHEL8, "v1.32.6", Map.of()));
+    release = Release.install(plane, "mi", NS, Map.of());
+  }
+
+  Serve replica(String id) throws Exception {
+    KubePlane plane = PLANE.plane();
+    Path dir = PLANE.dir(id);
+    return new Serve(
+        id,
+        ServiceAccounts.kubeconfig(plane, NS, release.serviceAccount()),
+        NS,
+        release.configFile(dir),
+        release.tlsDir(dir.resolve("tls")),
+        dir,
+        KubePlane.freePort());
+  }
+
+  @Test
+  @Order(1)
+  void withoutTheMeshCniTheChartInstallsAndAReplicaIsReadyWithinTenSeconds() throws Exception {
+    KubernetesClient admin = PLANE.plane().admin();
+    assertThat(admin.namespaces().withName("linkerd-cni").get()).isNull();
+    assertThat(admin.rbac().roles().inAnyNamespace().list().getItems())
+        .extracting(r -> r.getMetadata().getName())
+        .doesNotContain(release.fullname() + "-cni-pods");
+
+    try (Serve serve = replica("no-cni").start()) {
+      Duration ready = serve.awaitReady(Duration.ofSeconds(10));
+      System.out.println(
+          "InstallIT: ready " + ready.toMillis() + " ms after start, without the CNI");
+      assertThat(serve.metric(CNI_SOURCE)).isEqualTo(0.0);
+      assertThat(serve.metric(CRD_SOURCE)).isEqualTo(1.0);
+      String log = serve.log();
+      assertThat(log).contains("cannot read the mesh CNI pods in namespace linkerd-cni");
+      assertThat(log).contains("HTTP 403");
+      assertThat(log).contains("ready without cni-pods (every node's cni is unknown for now)");
+      // one line per failure: fabric8's stack traces are not logged
+      assertThat(log).doesNotContain("\tat io.fabric8").doesNotContain(" | \tat ");
+
+      // the mesh CNI arrives, then the upgrade that creates the Role: the pods join, no restart
+      admin
+          .namespaces()
+          .resource(
+              new NamespaceBuilder()
+                  .withNewMetadata()
+                  .withName("linkerd-cni")
+                  .endMetadata()
+                  .build())
+          .create();
+      release.upgrade(Map.of());
+      Role role =
+          admin
+              .rbac()
+              .roles()
+              .inNamespace("linkerd-cni")
+              .withName(release.fullname() + "-cni-pods")
+              .get();
+      assertThat(role).as("the Role once the namespace exists").isNotNull();
+      Await.until(
+          "the CNI pods joining the view",
+          Duration.ofSeconds(70),
+          () -> serve.metric(CNI_SOURCE) == 1.0,
+          () -> KubePlane.tail(serve.log(), 20));
+      assertThat(serve.log()).contains("joined after");
+    }
+  }
+
+  @Test
+  @Order(2)
+  void withoutTheCrdAReplicaIsReadyAndTheProbesVerdictsJoinWhenItIsEstablished() throws Exception {
+    KubernetesClient admin = PLANE.plane().admin();
+    var crd = admin.apiextensions().v1().customResourceDefinitions().withName(CRD).get();
+    assertThat(crd).isNotNull();
+    admin.apiextensions().v1().customResourceDefinitions().withName(CRD).delete();
+    Await.until(
+        "the CRD gone",
+        Duration.ofSeconds(30),
+        () -> admin.apiextensions().v1().customResourceDefinitions().withName(CRD).get() == null);
+
+    try (Serve serve = replica("no-crd").start()) {
+      serve.awaitReady(Duration.ofSeconds(10));
+      assertThat(serve.metric(CRD_SOURCE)).isEqualTo(0.0);
+      assertThat(serve.log()).contains("cannot read NodeCapabilities").contains("HTTP 404");
+
+      // helm upgrade puts the missing CRD back
+      release.upgrade(Map.of());
+      Await.until(
+          "NodeCapabilities joining the view",
+          Duration.ofSeconds(70),
+          () -> serve.metric(CRD_SOURCE) == 1.0,
+          () -> KubePlane.tail(serve.log(), 20));
+      assertThat(serve.ready()).isTrue();
+    }
+  }
+
+  @Test
+  @Order(3)
+  void theIstioFlavourInstallsWithoutIstioSystem() throws Exception {
+    KubernetesClient admin = PLANE.plane().admin();
+    // the NodeCapability CRD is cluster-scoped and belongs to one release at a time
+    release.uninstall();
+    assertThat(admin.namespaces().withName("istio-system").get()).isNull();
+    Release istio =
+        Release.install(PLANE.plane(), "mi-istio", "mesh-istio", Map.of("config.mesh", "istio"));
+    try {
+      Path dir = PLANE.dir("istio");
+      try (Serve serve =
+          new Serve(
+                  "istio",
+                  ServiceAccounts.kubeconfig(PLANE.plane(), "mesh-istio", istio.serviceAccount()),
+                  "mesh-istio",
+                  istio.configFile(dir),
+                  istio.tlsDir(dir.resolve("tls")),
+                  dir,
+                  KubePlane.freePort())
+              .start()) {
+        serve.awaitReady(Duration.ofSeconds(10));
+        assertThat(serve.log()).contains("cannot read the mesh CNI pods in namespace istio-system");
+      }
+    } finally {
+      istio.uninstall();
+    }
+  }
+}
