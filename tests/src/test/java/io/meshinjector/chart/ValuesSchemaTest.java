@@ -34,6 +34,8 @@ class ValuesSchemaTest {
         Arguments.of("config.policy.pinCni", "sometimes", "/config/policy/pinCni"),
         Arguments.of("config.policy.preference[0]", "init/iptables", "/config/policy/preference/0"),
         Arguments.of("config.policy.publishLabels", "maybe", "/config/policy/publishLabels"),
+        Arguments.of(
+            "config.policy.runToCompletion", "wait", "/config/policy/runToCompletion"),
         Arguments.of("tls.mode", "manual", "/tls/mode"),
         Arguments.of("tls.selfManaged.certValidityDays", "0", "/tls/selfManaged/certValidityDays"),
         Arguments.of("config.webhook.port", "70000", "/config/webhook/port"),
@@ -102,6 +104,8 @@ class ValuesSchemaTest {
         Arguments.of("config.policy.mixedNodes", "reject"),
         Arguments.of("config.policy.noViablePath", "skip"),
         Arguments.of("config.policy.pinCni", "when-mixed"),
+        Arguments.of("config.policy.runToCompletion", "skip"),
+        Arguments.of("config.policy.runToCompletion", "inject"),
         Arguments.of("config.policy.preference[0]", "init/plain"),
         Arguments.of("tls.mode", "cert-manager"),
         Arguments.of("shutdown.preStopSeconds", "0"),
