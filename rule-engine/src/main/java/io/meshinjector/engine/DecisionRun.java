@@ -397,7 +397,7 @@ final class DecisionRun {
 
     List<Candidate> lackingNative =
         remaining.stream().filter(c -> !viability.nativeSidecar(c.caps())).toList();
-    if (restartPolicy != null) {
+    if (restartPolicy != null && !narrowed) {
       trace.add(
           new TraceStep(
               "completion",

@@ -34,8 +34,7 @@ class ValuesSchemaTest {
         Arguments.of("config.policy.pinCni", "sometimes", "/config/policy/pinCni"),
         Arguments.of("config.policy.preference[0]", "init/iptables", "/config/policy/preference/0"),
         Arguments.of("config.policy.publishLabels", "maybe", "/config/policy/publishLabels"),
-        Arguments.of(
-            "config.policy.runToCompletion", "wait", "/config/policy/runToCompletion"),
+        Arguments.of("config.policy.runToCompletion", "wait", "/config/policy/runToCompletion"),
         Arguments.of("tls.mode", "manual", "/tls/mode"),
         Arguments.of("tls.selfManaged.certValidityDays", "0", "/tls/selfManaged/certValidityDays"),
         Arguments.of("config.webhook.port", "70000", "/config/webhook/port"),
