@@ -13,7 +13,9 @@ import io.meshinjector.engine.config.EngineConfig;
 import io.meshinjector.engine.config.MixedNodes;
 import io.meshinjector.engine.config.NoViablePath;
 import io.meshinjector.engine.config.PinCni;
+import io.meshinjector.engine.config.RunToCompletion;
 import io.meshinjector.engine.decision.Annotations;
+import io.meshinjector.engine.decision.CompletionRule;
 import io.meshinjector.engine.decision.Decision;
 import io.meshinjector.engine.decision.IptablesMode;
 import io.meshinjector.engine.decision.NodeConstraint;
@@ -28,6 +30,7 @@ import io.meshinjector.engine.decision.SkipReason;
 import io.meshinjector.engine.decision.TraceStep;
 import io.meshinjector.engine.rules.InjectGate;
 import io.meshinjector.engine.rules.PodAnnotations;
+import io.meshinjector.engine.rules.RunsToCompletion;
 import io.meshinjector.engine.rules.Viability;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -52,6 +55,14 @@ final class DecisionRun {
   private final List<TraceStep> trace = new ArrayList<>();
   private final List<String> warnings = new ArrayList<>();
   private List<String> candidateNames = List.of();
+  private List<Candidate> allCandidates = List.of();
+
+  /** Never or OnFailure when the pod runs to completion, else null. */
+  private final String restartPolicy;
+
+  /** How the run-to-completion rule treated the pod; null while it has not applied. */
+  private CompletionRule completion;
+
   private int candidateCount;
   private final List<String> classLines = new ArrayList<>();
 
@@ -80,6 +91,7 @@ final class DecisionRun {
     this.pod = pod;
     this.cluster = cluster;
     this.viability = new Viability(config.capabilities());
+    this.restartPolicy = RunsToCompletion.restartPolicy(pod.getSpec()).orElse(null);
   }
 
   Decision run() {
@@ -88,7 +100,7 @@ final class DecisionRun {
 
   private Decision decision(Outcome outcome) {
     return new Decision(
-        workload, outcome, candidateNames, candidateCount, classLines, warnings, trace);
+        workload, outcome, candidateNames, candidateCount, classLines, warnings, trace, completion);
   }
 
   private Outcome decide() {
@@ -141,8 +153,8 @@ final class DecisionRun {
     }
     trace.add(new TraceStep("options", "paths in preference order: " + options));
 
-    List<Candidate> candidates = candidates();
-    return choose(options, candidates, asked);
+    allCandidates = candidates();
+    return choose(options, allCandidates, asked, false);
   }
 
   /**
@@ -269,8 +281,15 @@ final class DecisionRun {
     return m;
   }
 
+  /**
+   * @param narrowed the candidates are only those that run native sidecars: a run-to-completion
+   *     pod's second choice, which constrains it to them
+   */
   private Outcome choose(
-      List<PathOption> options, List<Candidate> candidates, PodAnnotations asked) {
+      List<PathOption> options,
+      List<Candidate> candidates,
+      PodAnnotations asked,
+      boolean narrowed) {
     int total = candidates.stream().mapToInt(c -> Math.max(c.count(), 1)).sum();
     PathOption best = null;
     int bestCount = 0;
@@ -284,7 +303,7 @@ final class DecisionRun {
           new TraceStep("choice", o + " works on " + count + " of " + total + " candidate(s)"));
       if (count == total) {
         trace.add(new TraceStep("choice", o + " works on every candidate: chosen"));
-        return plan(o, candidates, false, asked);
+        return plan(o, options, candidates, false, asked, narrowed);
       }
       if (count > bestCount) {
         best = o;
@@ -330,11 +349,19 @@ final class DecisionRun {
                 + " of "
                 + total
                 + "): constrained"));
-    return plan(best, candidates, true, asked);
+    return plan(best, options, candidates, true, asked, narrowed);
   }
 
   private Outcome plan(
-      PathOption path, List<Candidate> candidates, boolean constrained, PodAnnotations asked) {
+      PathOption path,
+      List<PathOption> options,
+      List<Candidate> candidates,
+      boolean constrained,
+      PodAnnotations asked,
+      boolean narrowed) {
+    // a run-to-completion pod may be decided again over fewer candidates; the warnings of this
+    // attempt then no longer hold, while its trace shows how the engine got there
+    int warningMark = warnings.size();
     List<NodeRequirement> requirements = new ArrayList<>();
     CapabilityKey key = viability.key(path);
     List<Candidate> remaining =
@@ -368,17 +395,48 @@ final class DecisionRun {
     }
     warnUnknown(key, remaining);
 
+    List<Candidate> lackingNative =
+        remaining.stream().filter(c -> !viability.nativeSidecar(c.caps())).toList();
+    if (restartPolicy != null && !narrowed) {
+      trace.add(
+          new TraceStep(
+              "completion",
+              "restartPolicy "
+                  + restartPolicy
+                  + ": the pod runs to completion, so its proxy must end when the app ends, as a"
+                  + " native sidecar"));
+    }
     ProxyPlacement proxy;
-    boolean allNative = remaining.stream().allMatch(c -> viability.nativeSidecar(c.caps()));
     if (Boolean.FALSE.equals(asked.nativeSidecar())) {
       proxy = ProxyPlacement.CONTAINER;
       trace.add(
           new TraceStep("proxy", Annotations.NATIVE_SIDECAR + ": disabled: regular container"));
-    } else if (allNative) {
+      if (restartPolicy != null) {
+        // the pod opts out of native sidecars, so it counts as running on no node that has them
+        Optional<Outcome> end =
+            noNativeSidecar(
+                "it says " + Annotations.NATIVE_SIDECAR + ": disabled",
+                "remove the annotation " + Annotations.NATIVE_SIDECAR + ": disabled");
+        if (end.isPresent()) {
+          return end.get();
+        }
+      }
+    } else if (lackingNative.isEmpty()) {
       proxy = ProxyPlacement.NATIVE_SIDECAR;
       trace.add(new TraceStep("proxy", "every remaining candidate runs native sidecars"));
       warnUnknown(CapabilityKey.NATIVE_SIDECAR, remaining);
-    } else if (asked.nativeSidecar() == null) {
+      if (narrowed) {
+        requirements.add(nativeRequirement("the pod runs to completion"));
+        warnings.add(
+            "pod constrained to nodes that run native sidecars, as it runs to completion: "
+                + nativeLacks(allCandidates));
+        completed(CompletionRule.CONSTRAINED, "constrained to the nodes that run native sidecars");
+      } else if (restartPolicy != null) {
+        completed(
+            CompletionRule.NATIVE_SIDECAR,
+            "every remaining candidate runs native sidecars: the proxy ends when the app ends");
+      }
+    } else if (asked.nativeSidecar() == null && restartPolicy == null) {
       proxy = ProxyPlacement.CONTAINER;
       trace.add(
           new TraceStep(
@@ -386,43 +444,62 @@ final class DecisionRun {
               "not every remaining candidate runs native sidecars (kubelet < 1.29 or unknown):"
                   + " regular container"));
     } else {
-      List<Candidate> withNative =
-          remaining.stream().filter(c -> viability.nativeSidecar(c.caps())).toList();
-      if (withNative.isEmpty()
-          || config.policy().mixedNodes() == MixedNodes.REJECT
-          || !config.policy().publishLabels()) {
-        String msg =
-            Annotations.NATIVE_SIDECAR
-                + ": enabled, but "
-                + (withNative.isEmpty() ? "no" : "not every")
-                + " candidate node of "
-                + workload
-                + " runs native sidecars (kubelet >= 1.29): "
-                + nativeLacks(remaining);
-        trace.add(new TraceStep("proxy", msg));
-        if (!withNative.isEmpty()) {
-          return new Outcome.Refuse(RefusalReason.MIXED_NODES, msg);
+      boolean noneNative = lackingNative.size() == remaining.size();
+      boolean canConstrain =
+          config.policy().mixedNodes() != MixedNodes.REJECT && config.policy().publishLabels();
+      if (noneNative && asked.nativeSidecar() == null) {
+        // a run-to-completion pod whose path's nodes all lack native sidecars: the nodes of
+        // another path may have them, so choose again among all the candidates that do. All of
+        // them, not only those with a working path: the native-sidecar label admits them all, so
+        // the path must be constrained unless it works on each of them
+        List<Candidate> withNativeAnywhere =
+            allCandidates.stream().filter(c -> viability.nativeSidecar(c.caps())).toList();
+        boolean pathOnSome =
+            withNativeAnywhere.stream()
+                .anyMatch(c -> options.stream().anyMatch(o -> viability.viable(o, c.caps())));
+        if (pathOnSome && canConstrain && !narrowed) {
+          warnings.subList(warningMark, warnings.size()).clear();
+          trace.add(
+              new TraceStep(
+                  "completion",
+                  "no candidate where "
+                      + path
+                      + " works runs native sidecars; choosing again among the "
+                      + withNativeAnywhere.stream().mapToInt(c -> Math.max(c.count(), 1)).sum()
+                      + " candidate(s) that do"));
+          return choose(options, withNativeAnywhere, asked, true);
         }
-        // the architecture does not single this case out: no candidate can run the pod as
-        // asked, which is what policy.noViablePath decides
-        if (config.policy().noViablePath() == NoViablePath.SKIP) {
-          warnings.add(msg + "; admitted without injection (policy.noViablePath: skip)");
-          return new Outcome.Skip(SkipReason.NO_VIABLE_PATH, msg);
+        Optional<Outcome> end =
+            noNativeSidecar(
+                (allCandidates.stream().anyMatch(c -> viability.nativeSidecar(c.caps()))
+                        ? "no candidate node runs both native sidecars (kubelet >= 1.29) and a"
+                            + " working redirect path: "
+                        : "no candidate node runs native sidecars (kubelet >= 1.29): ")
+                    + nativeLacks(allCandidates)
+                    + withoutPath(options),
+                "let it run on nodes whose kubelet is 1.29 or later (upgrade these nodes' kubelet,"
+                    + " or widen the pod's nodeSelector or node affinity)");
+        if (end.isPresent()) {
+          return end.get();
         }
-        return new Outcome.Refuse(RefusalReason.NO_VIABLE_PATH, msg);
+        proxy = ProxyPlacement.CONTAINER;
+      } else if (noneNative || !canConstrain) {
+        return nativeRefusal(remaining, noneNative, asked);
+      } else {
+        proxy = ProxyPlacement.NATIVE_SIDECAR;
+        if (restartPolicy == null) {
+          requirements.add(nativeRequirement("asked for"));
+          warnings.add(
+              "pod constrained to nodes that run native sidecars: " + nativeLacks(remaining));
+        } else {
+          requirements.add(nativeRequirement("the pod runs to completion"));
+          warnings.add(
+              "pod constrained to nodes that run native sidecars, as it runs to completion: "
+                  + nativeLacks(remaining));
+          completed(
+              CompletionRule.CONSTRAINED, "constrained to the nodes that run native sidecars");
+        }
       }
-      proxy = ProxyPlacement.NATIVE_SIDECAR;
-      CapabilityKey ns = CapabilityKey.NATIVE_SIDECAR;
-      requirements.add(NodeRequirement.in(ns.label(), viability.viableLabelValues(ns)));
-      trace.add(
-          new TraceStep(
-              "constraint",
-              "requires "
-                  + ns.label()
-                  + " In "
-                  + viability.viableLabelValues(ns)
-                  + " (asked for)"));
-      warnings.add("pod constrained to nodes that run native sidecars: " + nativeLacks(remaining));
     }
     if (!asked.proxyAwait()) {
       trace.add(new TraceStep("await", Annotations.PROXY_AWAIT + ": disabled"));
@@ -435,6 +512,131 @@ final class DecisionRun {
     }
     trace.add(new TraceStep("decision", plan.summary()));
     return new Outcome.Inject(plan);
+  }
+
+  private void completed(CompletionRule rule, String detail) {
+    completion = rule;
+    trace.add(new TraceStep("completion", detail));
+  }
+
+  private NodeRequirement nativeRequirement(String why) {
+    CapabilityKey ns = CapabilityKey.NATIVE_SIDECAR;
+    List<String> values = viability.viableLabelValues(ns);
+    trace.add(
+        new TraceStep("constraint", "requires " + ns.label() + " In " + values + " (" + why + ")"));
+    return NodeRequirement.in(ns.label(), values);
+  }
+
+  /**
+   * A run-to-completion pod can have no native sidecar: {@code policy.runToCompletion} decides.
+   *
+   * @return the outcome that ends the decision, or empty to inject with a regular proxy container
+   */
+  private Optional<Outcome> noNativeSidecar(String why, String fix) {
+    RunToCompletion policy = config.policy().runToCompletion();
+    String msg =
+        workload
+            + " runs to completion (restartPolicy: "
+            + restartPolicy
+            + "), so its proxy must be a native sidecar to end when the app ends, but "
+            + why
+            + ". Fix: "
+            + fix
+            + "; or, where the app stops the proxy itself when it is done, set"
+            + " policy.runToCompletion: inject";
+    switch (policy) {
+      case REJECT -> {
+        completed(
+            CompletionRule.REFUSED, "no native sidecar possible: refused (" + policyKey() + ")");
+        return Optional.of(new Outcome.Refuse(RefusalReason.RUN_TO_COMPLETION, msg));
+      }
+      case SKIP -> {
+        completed(
+            CompletionRule.SKIPPED,
+            "no native sidecar possible: admitted without injection (" + policyKey() + ")");
+        warnings.add(msg + "; admitted without injection (" + policyKey() + ")");
+        return Optional.of(new Outcome.Skip(SkipReason.RUN_TO_COMPLETION, msg));
+      }
+      case INJECT -> {
+        completed(
+            CompletionRule.CONTAINER,
+            "no native sidecar possible: regular proxy container (" + policyKey() + ")");
+        warnings.add(
+            msg
+                + "; injected with the proxy as a regular container ("
+                + policyKey()
+                + "): the pod completes only if the app stops the proxy");
+        return Optional.empty();
+      }
+    }
+    throw new IllegalStateException("unhandled policy.runToCompletion " + policy);
+  }
+
+  private String policyKey() {
+    return "policy.runToCompletion: " + config.policy().runToCompletion().id();
+  }
+
+  /**
+   * The pod needs a native sidecar (it asks for one, or it runs to completion) and the nodes left
+   * cannot all give it one: none of them does, or no constraint may narrow them to those that do.
+   */
+  private Outcome nativeRefusal(
+      List<Candidate> remaining, boolean noneNative, PodAnnotations asked) {
+    String why =
+        config.policy().mixedNodes() == MixedNodes.REJECT
+            ? "policy.mixedNodes is reject"
+            : "policy.publishLabels is off, so no capability label could pin the pod";
+    if (restartPolicy != null && asked.nativeSidecar() == null) {
+      String msg =
+          workload
+              + " runs to completion (restartPolicy: "
+              + restartPolicy
+              + "), so its proxy must be a native sidecar, but not every candidate node runs"
+              + " native sidecars (kubelet >= 1.29) and "
+              + why
+              + ": "
+              + nativeLacks(remaining)
+              + ". Fix: upgrade these nodes' kubelet to 1.29 or later, or keep the pod off them"
+              + " (nodeSelector or node affinity), or set policy.mixedNodes: constrain with"
+              + " policy.publishLabels: true";
+      completed(CompletionRule.MIXED_NODES, "mixed native-sidecar support refused: " + why);
+      return new Outcome.Refuse(RefusalReason.MIXED_NODES, msg);
+    }
+    String msg =
+        Annotations.NATIVE_SIDECAR
+            + ": enabled, but "
+            + (noneNative ? "no" : "not every")
+            + " candidate node of "
+            + workload
+            + " runs native sidecars (kubelet >= 1.29): "
+            + nativeLacks(remaining);
+    trace.add(new TraceStep("proxy", msg));
+    if (!noneNative) {
+      completedIfRunsToCompletion(CompletionRule.MIXED_NODES);
+      return new Outcome.Refuse(RefusalReason.MIXED_NODES, msg);
+    }
+    // no candidate can run the pod as asked, which is what policy.noViablePath decides (the
+    // annotation's own rule, whatever the pod's restart policy)
+    if (config.policy().noViablePath() == NoViablePath.SKIP) {
+      completedIfRunsToCompletion(CompletionRule.SKIPPED);
+      warnings.add(msg + "; admitted without injection (policy.noViablePath: skip)");
+      return new Outcome.Skip(SkipReason.NO_VIABLE_PATH, msg);
+    }
+    completedIfRunsToCompletion(CompletionRule.REFUSED);
+    return new Outcome.Refuse(RefusalReason.NO_VIABLE_PATH, msg);
+  }
+
+  private void completedIfRunsToCompletion(CompletionRule rule) {
+    if (restartPolicy != null) {
+      completed(rule, "the pod asks for " + Annotations.NATIVE_SIDECAR + ": enabled: " + rule);
+    }
+  }
+
+  /** The candidates that run native sidecars but on which no path works, if any. */
+  private String withoutPath(List<PathOption> options) {
+    List<Candidate> nativeOnly =
+        allCandidates.stream().filter(c -> viability.nativeSidecar(c.caps())).toList();
+    return nativeOnly.isEmpty() ? "" : "; " + lacks(options, nativeOnly);
   }
 
   private void warnUnknown(CapabilityKey key, List<Candidate> remaining) {

@@ -18,6 +18,8 @@ import io.meshinjector.engine.cluster.InMemoryClusterView;
 import io.meshinjector.engine.cluster.NodeIndex;
 import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.engine.config.EngineConfig;
+import io.meshinjector.engine.config.RunToCompletion;
+import io.meshinjector.engine.decision.CompletionRule;
 import io.meshinjector.engine.decision.Decision;
 import io.meshinjector.engine.decision.NodeRequirement;
 import io.meshinjector.engine.decision.Plan;
@@ -29,6 +31,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -88,6 +91,7 @@ class PlacementPropertyTest {
     Pod pod = randomPod(r, nodes);
     Decision d =
         new RuleEngine(config, Clock.fixed(NOW, ZoneOffset.UTC)).decide("shop/Pod/p", pod, view);
+    completionHolds(d, pod, config, "seed " + seed + "\n" + d.trace());
     if (!d.inject()) {
       return;
     }
@@ -114,6 +118,32 @@ class PlacementPropertyTest {
             .isTrue();
       }
     }
+  }
+
+  /**
+   * A pod that runs to completion gets a native sidecar, or what policy.runToCompletion says; the
+   * rule never touches a long-running pod.
+   */
+  private static void completionHolds(Decision d, Pod pod, EngineConfig config, String context) {
+    String restart = pod.getSpec().getRestartPolicy();
+    boolean completes = "Never".equals(restart) || "OnFailure".equals(restart);
+    RunToCompletion policy = config.policy().runToCompletion();
+    if (!completes) {
+      assertThat(d.completionRule()).as(context).isEmpty();
+      assertThat(d.outcomeCode()).as(context).isNotEqualTo("run-to-completion");
+      return;
+    }
+    if (d.outcomeCode().equals("run-to-completion")) {
+      assertThat(d.rejected()).as(context).isEqualTo(policy == RunToCompletion.REJECT);
+      assertThat(policy).as(context).isNotEqualTo(RunToCompletion.INJECT);
+    }
+    d.plan()
+        .filter(p -> p.proxy() == ProxyPlacement.CONTAINER)
+        .ifPresent(
+            p -> {
+              assertThat(policy).as(context).isEqualTo(RunToCompletion.INJECT);
+              assertThat(d.completionRule()).as(context).contains(CompletionRule.CONTAINER);
+            });
   }
 
   private static boolean pathWorks(Plan plan, NodeCapabilities caps, EngineConfig config) {
@@ -156,6 +186,9 @@ class PlacementPropertyTest {
         + "\n"
         + "  pinCni: "
         + (r.nextBoolean() ? "always" : "when-mixed")
+        + "\n"
+        + "  runToCompletion: "
+        + List.of("reject", "skip", "inject").get(r.nextInt(3))
         + "\n"
         + "capabilities:\n"
         + "  plainBackend: "
@@ -224,6 +257,10 @@ class PlacementPropertyTest {
     pick(r, annotations, "mesh-injector.io/iptables-mode", "auto", "legacy", "nft", "plain");
     pick(r, annotations, "mesh-injector.io/native-sidecar", "auto", "enabled", "disabled");
     PodBuilder b = K8s.pod("shop", annotations);
+    // null: unset, which the API server defaults to Always
+    b.editSpec()
+        .withRestartPolicy(Arrays.asList(null, "Always", "Never", "OnFailure").get(r.nextInt(4)))
+        .endSpec();
     if (r.nextInt(4) == 0) {
       b.editSpec().withNodeName(randomNodeName(r, nodes)).endSpec();
     }

@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -63,6 +64,9 @@ public final class ConfigLoader {
   public static final List<String> MESHES = List.of("linkerd", "istio");
 
   private static final String MESH_RESOURCE = "/io/meshinjector/config/mesh-%s.yaml";
+
+  /** In the order the error message lists them, the default first; before DEFAULTS uses it. */
+  private static final Map<String, RunToCompletion> RUN_TO_COMPLETION = runToCompletionValues();
 
   private static final MeshConfig DEFAULTS = build(readDefaults());
 
@@ -240,6 +244,14 @@ public final class ConfigLoader {
     return out;
   }
 
+  private static Map<String, RunToCompletion> runToCompletionValues() {
+    Map<String, RunToCompletion> m = new LinkedHashMap<>();
+    for (RunToCompletion r : RunToCompletion.values()) {
+      m.put(r.id(), r);
+    }
+    return Collections.unmodifiableMap(m);
+  }
+
   private static PolicyConfig policy(ConfigSection s) {
     List<PathOption> preference = new ArrayList<>();
     for (String p : s.strings("preference")) {
@@ -258,7 +270,8 @@ public final class ConfigLoader {
             s.choice(
                 "noViablePath", Map.of("reject", NoViablePath.REJECT, "skip", NoViablePath.SKIP)),
             s.choice("pinCni", Map.of("always", PinCni.ALWAYS, "when-mixed", PinCni.WHEN_MIXED)),
-            s.bool("publishLabels"));
+            s.bool("publishLabels"),
+            s.choice("runToCompletion", RUN_TO_COMPLETION));
     s.done();
     return c;
   }

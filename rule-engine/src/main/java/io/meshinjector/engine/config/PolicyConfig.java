@@ -3,6 +3,7 @@ package io.meshinjector.engine.config;
 import io.meshinjector.engine.decision.PathOption;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * How the engine chooses among redirect paths.
@@ -10,13 +11,16 @@ import java.util.List;
  * @param preference most preferred first; {@code init/plain} only if an operator lists it
  * @param publishLabels whether node capability labels are published; without them {@code constrain}
  *     acts as {@code reject}, since no label would match
+ * @param runToCompletion what to do with a pod that runs to completion when no node it may run on
+ *     runs native sidecars
  */
 public record PolicyConfig(
     List<PathOption> preference,
     MixedNodes mixedNodes,
     NoViablePath noViablePath,
     PinCni pinCni,
-    boolean publishLabels) {
+    boolean publishLabels,
+    RunToCompletion runToCompletion) {
 
   public PolicyConfig {
     if (preference == null || preference.isEmpty()) {
@@ -26,5 +30,6 @@ public record PolicyConfig(
       throw new IllegalArgumentException("policy.preference lists a path twice: " + preference);
     }
     preference = List.copyOf(preference);
+    Objects.requireNonNull(runToCompletion, "runToCompletion");
   }
 }

@@ -15,6 +15,8 @@ import java.util.Optional;
  * @param candidateNodes the candidate node names, capped for huge clusters (see candidateCount)
  * @param candidateCount how many nodes the pod could land on before any constraint was added
  * @param nodeClasses one line per capability class among the candidates, with each verdict's source
+ * @param completion how the run-to-completion rule treated the pod; null when it did not apply (a
+ *     long-running pod, or one decided before the rule was reached)
  */
 public record Decision(
     String workload,
@@ -23,7 +25,20 @@ public record Decision(
     int candidateCount,
     List<String> nodeClasses,
     List<String> warnings,
-    List<TraceStep> trace) {
+    List<TraceStep> trace,
+    CompletionRule completion) {
+
+  /** A decision the run-to-completion rule did not take part in. */
+  public Decision(
+      String workload,
+      Outcome outcome,
+      List<String> candidateNodes,
+      int candidateCount,
+      List<String> nodeClasses,
+      List<String> warnings,
+      List<TraceStep> trace) {
+    this(workload, outcome, candidateNodes, candidateCount, nodeClasses, warnings, trace, null);
+  }
 
   public Decision {
     Objects.requireNonNull(workload, "workload");
@@ -40,6 +55,11 @@ public record Decision(
 
   public boolean rejected() {
     return outcome instanceof Outcome.Refuse;
+  }
+
+  /** How the run-to-completion rule treated the pod, if it applied. */
+  public Optional<CompletionRule> completionRule() {
+    return Optional.ofNullable(completion);
   }
 
   public Optional<Plan> plan() {

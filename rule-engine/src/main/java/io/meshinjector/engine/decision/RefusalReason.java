@@ -13,7 +13,12 @@ public enum RefusalReason {
    * Pod Security forbids the init path's NET_ADMIN/NET_RAW and no other path is left: the pod asks
    * for init, or {@code policy.preference} offers nothing else.
    */
-  POD_SECURITY("pod-security");
+  POD_SECURITY("pod-security"),
+  /**
+   * The pod runs to completion, no node it may run on runs native sidecars, and {@code
+   * policy.runToCompletion} is {@code reject}.
+   */
+  RUN_TO_COMPLETION("run-to-completion");
 
   private final String code;
 

@@ -8,7 +8,12 @@ public enum SkipReason {
   HOST_NETWORK("host-network"),
   ALREADY_INJECTED("already-injected"),
   OTHER_MESH("other-mesh"),
-  NO_VIABLE_PATH("no-viable-path");
+  NO_VIABLE_PATH("no-viable-path"),
+  /**
+   * The pod runs to completion, no node it may run on runs native sidecars, and {@code
+   * policy.runToCompletion} is {@code skip}.
+   */
+  RUN_TO_COMPLETION("run-to-completion");
 
   private final String code;
 

@@ -22,6 +22,7 @@ class ConfigLoaderTest {
     assertThat(c.policy().noViablePath()).isEqualTo(NoViablePath.REJECT);
     assertThat(c.policy().pinCni()).isEqualTo(PinCni.ALWAYS);
     assertThat(c.policy().publishLabels()).isTrue();
+    assertThat(c.policy().runToCompletion()).isEqualTo(RunToCompletion.REJECT);
     assertThat(c.capabilities().probeTtl()).isEqualTo(Duration.ofHours(1));
     assertThat(c.capabilities().assumeUnknown()).isEqualTo(new AssumeUnknown(true, false, false));
     assertThat(c.injection().excludedNamespaces()).contains("kube-system");
@@ -62,6 +63,7 @@ class ConfigLoaderTest {
         "policy: {preference: [cni, init/iptables]}       | 'policy.preference': invalid redirect path 'init/iptables'",
         "policy: {preference: []}                         | policy.preference must list at least one path",
         "policy: {publishLabels: yes please}              | 'policy.publishLabels' must be true or false",
+        "policy: {runToCompletion: wait}                  | config key 'policy.runToCompletion' has invalid value 'wait': allowed [reject, skip, inject]",
         "capabilities: {probeTtl: soon}                   | 'capabilities.probeTtl' must be a duration",
         "capabilities: {overrides: [{set: {ebpf: ready}}]} | 'capabilities.overrides[0].set': unknown capability key 'ebpf'",
         "capabilities: {overrides: [{set: {cni: available}}]} | invalid verdict 'available' for capability 'cni'",

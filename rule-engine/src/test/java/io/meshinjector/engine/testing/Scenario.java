@@ -8,6 +8,7 @@ import io.meshinjector.engine.RuleEngine;
 import io.meshinjector.engine.cluster.InMemoryClusterView;
 import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.engine.config.EngineConfig;
+import io.meshinjector.engine.decision.CompletionRule;
 import io.meshinjector.engine.decision.Decision;
 import io.meshinjector.engine.decision.NodeConstraint;
 import io.meshinjector.engine.decision.Plan;
@@ -35,7 +36,11 @@ public final class Scenario {
   private final List<String> reasonContains = new ArrayList<>();
   private final List<String> reasonOmits = new ArrayList<>();
   private final List<String> traceContains = new ArrayList<>();
+  private final List<String> traceOmits = new ArrayList<>();
+  private String completion;
+  private boolean completionSet;
   private final List<String> warningContains = new ArrayList<>();
+  private final List<String> warningOmits = new ArrayList<>();
   private boolean noWarnings;
 
   private Scenario(String name) {
@@ -106,8 +111,26 @@ public final class Scenario {
     return this;
   }
 
+  public Scenario traceOmits(String... parts) {
+    traceOmits.addAll(Arrays.asList(parts));
+    return this;
+  }
+
+  /** The run-to-completion rule's code ({@code constrained}...), or null when it must not apply. */
+  public Scenario completion(String code) {
+    this.completion = code;
+    this.completionSet = true;
+    return this;
+  }
+
   public Scenario warning(String... parts) {
     warningContains.addAll(Arrays.asList(parts));
+    return this;
+  }
+
+  /** No warning contains any of these. */
+  public Scenario warningOmits(String... parts) {
+    warningOmits.addAll(Arrays.asList(parts));
     return this;
   }
 
@@ -167,8 +190,19 @@ public final class Scenario {
     for (String t : traceContains) {
       assertThat(trace).as(all).contains(t);
     }
+    for (String t : traceOmits) {
+      assertThat(trace).as(all).doesNotContain(t);
+    }
+    if (completionSet) {
+      assertThat(d.completionRule().map(CompletionRule::code).orElse(null))
+          .as(all)
+          .isEqualTo(completion);
+    }
     for (String w : warningContains) {
       assertThat(d.warnings()).as(all).anySatisfy(s -> assertThat(s).contains(w));
+    }
+    for (String w : warningOmits) {
+      assertThat(d.warnings()).as(all).noneSatisfy(s -> assertThat(s).contains(w));
     }
     if (noWarnings) {
       assertThat(d.warnings()).as(all).isEmpty();

@@ -6,8 +6,10 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.engine.decision.Annotations;
+import io.meshinjector.engine.decision.CompletionRule;
 import io.meshinjector.engine.decision.Decision;
 import io.meshinjector.engine.decision.Plan;
+import io.meshinjector.engine.decision.TraceStep;
 import io.meshinjector.templates.WorkloadTemplates.PodTemplateRef;
 import io.meshinjector.webhook.cluster.PreviewNamespace;
 import io.meshinjector.webhook.manifest.Manifests;
@@ -179,6 +181,7 @@ public final class ExplainCommand implements Callable<Integer> {
     for (Decision d : decisions) {
       s.append('\n').append(d.workload()).append('\n');
       d.reason().ifPresent(r -> s.append("  reason:     ").append(r).append('\n'));
+      d.completionRule().ifPresent(rule -> s.append("  completion: ").append(completion(d, rule)));
       if (!d.candidateNodes().isEmpty()) {
         s.append("  candidates: ").append(String.join(", ", d.candidateNodes()));
         if (d.candidateCount() > d.candidateNodes().size()) {
@@ -200,6 +203,20 @@ public final class ExplainCommand implements Callable<Integer> {
       }
     }
     return s.toString();
+  }
+
+  /**
+   * The run-to-completion rule that applied, with its last trace step's words, e.g. {@code
+   * constrained: constrained to the nodes that run native sidecars}.
+   */
+  private static String completion(Decision d, CompletionRule rule) {
+    String detail =
+        d.trace().stream()
+            .filter(t -> t.rule().equals("completion"))
+            .reduce((first, second) -> second)
+            .map(TraceStep::detail)
+            .orElse("");
+    return rule.code() + (detail.isEmpty() ? "" : ": " + detail) + "\n";
   }
 
   private static String pad(String s, int width) {

@@ -12,14 +12,15 @@ import java.util.Objects;
 
 /**
  * The webhook's Prometheus series: admission latency, decisions by path/mode/placement/outcome,
- * refusals by reason code, and errors by type. Label values come from enums, so the series stay few
- * whatever the pods look like.
+ * refusals by reason code, run-to-completion pods by the rule that met them, and errors by type.
+ * Label values come from enums, so the series stay few whatever the pods look like.
  */
 public final class AdmissionMetrics {
   static final String LATENCY = "mesh_injector_admission";
   static final String DECISIONS = "mesh_injector_decisions";
   static final String REFUSALS = "mesh_injector_refusals";
   static final String ERRORS = "mesh_injector_errors";
+  static final String COMPLETIONS = "mesh_injector_run_to_completion";
 
   private final MeterRegistry registry;
 
@@ -56,6 +57,18 @@ public final class AdmissionMetrics {
         .tag("outcome", decision.outcomeCode())
         .register(registry)
         .increment();
+    // only pods that run to completion and reached the rule: how their proxy was made to end
+    decision
+        .completionRule()
+        .ifPresent(
+            rule ->
+                Counter.builder(COMPLETIONS)
+                    .description(
+                        "Pods that run to completion, by how the engine met their need for a"
+                            + " proxy that ends with the app")
+                    .tag("rule", rule.code())
+                    .register(registry)
+                    .increment());
     if (decision.outcome() instanceof Outcome.Refuse refuse) {
       Counter.builder(REFUSALS)
           .description("Refused pods by reason code")

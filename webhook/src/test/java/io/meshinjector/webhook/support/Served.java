@@ -8,6 +8,8 @@ import io.meshinjector.webhook.server.ServerPorts;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -21,18 +23,30 @@ public record Served(ConfigurableApplicationContext context, int https, int mana
    * @param configYaml the {@code --config} file's text
    */
   public static Served start(Path dir, String configYaml) throws Exception {
+    return start(dir, configYaml, new Path[0]);
+  }
+
+  /**
+   * @param moreClusters cluster files read after examples/cluster.yaml
+   */
+  public static Served start(Path dir, String configYaml, Path... moreClusters) throws Exception {
     Path tls = dir.resolve("tls");
     Path config = dir.resolve("config.yaml");
     Files.writeString(config, configYaml);
     var cli = MeshInjector.commandLine();
-    int code =
-        cli.execute(
-            "serve",
-            "--port=0",
-            "--metrics-port=0",
-            "--tls-dir=" + tls,
-            "--config=" + config,
-            "--cluster=" + Reviews.example("cluster.yaml"));
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "serve",
+                "--port=0",
+                "--metrics-port=0",
+                "--tls-dir=" + tls,
+                "--config=" + config,
+                "--cluster=" + Reviews.example("cluster.yaml")));
+    for (Path more : moreClusters) {
+      args.add("--cluster=" + more);
+    }
+    int code = cli.execute(args.toArray(String[]::new));
     assertThat(code).as("serve's exit code").isZero();
     ConfigurableApplicationContext context =
         ((ServeCommand) cli.getSubcommands().get("serve").getCommand()).context();
