@@ -102,9 +102,14 @@ public final class Workloads {
   /** All pods of {@code app} bound to a node by the scheduler. */
   public static List<Pod> scheduled(
       KubernetesClient admin, String namespace, String app, int count) {
+    return scheduled(admin, namespace, app, count, Duration.ofSeconds(60));
+  }
+
+  public static List<Pod> scheduled(
+      KubernetesClient admin, String namespace, String app, int count, Duration limit) {
     Await.until(
         count + " pods of " + namespace + "/" + app + " bound to nodes",
-        Duration.ofSeconds(60),
+        limit,
         () ->
             admin.pods().inNamespace(namespace).withLabel("app", app).list().getItems().stream()
                     .filter(p -> p.getSpec().getNodeName() != null)

@@ -13,6 +13,8 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodSpecBuilder;
+import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
+import io.fabric8.kubernetes.api.model.batch.v1.CronJobBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.meshinjector.plane.Await;
@@ -72,6 +74,10 @@ class AdmissionIT {
         FakeNodes.Shape.of(FakeNodes.CENTOS7, "v1.27.16", Map.of("pool", "centos")));
     FakeNodes.create(
         admin, "deb-1", FakeNodes.Shape.of(FakeNodes.DEBIAN, "v1.32.6", Map.of("pool", "deb")));
+    // nft works here, native sidecars do not (kubelet 1.28): long-running pods may land here,
+    // pods that run to completion may not
+    FakeNodes.create(
+        admin, "rhel-old", FakeNodes.Shape.of(FakeNodes.RHEL8, "v1.28.15", Map.of("pool", "rhel")));
     // the mesh CNI is installed (its DaemonSet's pods come later): the chart creates its Role
     Workloads.namespace(admin, "linkerd-cni", Map.of(), Map.of());
     int port = KubePlane.freePort();
@@ -94,6 +100,32 @@ class AdmissionIT {
             admin.nodes().list().getItems().stream()
                 .allMatch(n -> n.getMetadata().getLabels().containsKey(LABEL + "iptables-nft")));
     Workloads.namespace(admin, "shop", ENABLED, Map.of());
+    // its first Job comes at the next minute; the test that reads it runs last but one
+    admin.batch().v1().cronjobs().inNamespace("shop").resource(nightly()).create();
+  }
+
+  static CronJob nightly() {
+    return new CronJobBuilder()
+        .withNewMetadata()
+        .withName("nightly")
+        .endMetadata()
+        .withNewSpec()
+        .withSchedule("* * * * *")
+        .withConcurrencyPolicy("Forbid")
+        .withNewJobTemplate()
+        .withNewSpec()
+        .withBackoffLimit(0)
+        .withNewTemplate()
+        .withNewMetadata()
+        .addToLabels("app", "nightly")
+        .endMetadata()
+        .withSpec(
+            new PodSpecBuilder(Workloads.appSpec(Map.of())).withRestartPolicy("Never").build())
+        .endTemplate()
+        .endSpec()
+        .endJobTemplate()
+        .endSpec()
+        .build();
   }
 
   @AfterAll
@@ -362,6 +394,26 @@ class AdmissionIT {
     assertThat(workloads).contains("preview/Deployment/svc-0", "preview/Deployment/svc-49");
     System.out.println(
         "AdmissionIT: explain -n preview (50 workloads) took " + explain.took().toMillis() + " ms");
+  }
+
+  @Test
+  @Order(98)
+  void aCronJobsPodsAreConstrainedToNativeSidecarNodesAndPlacedThere() {
+    List<Pod> pods = Workloads.scheduled(admin, "shop", "nightly", 1, Duration.ofSeconds(120));
+    for (Pod pod : pods) {
+      // the proxy must end when the job does: a native sidecar, so only where the kubelet runs them
+      assertThat(decision(pod)).contains("native-sidecar").endsWith("constrained");
+      Container proxy =
+          pod.getSpec().getInitContainers().stream()
+              .filter(c -> c.getName().equals("linkerd-proxy"))
+              .findFirst()
+              .orElseThrow();
+      assertThat(proxy.getRestartPolicy()).isEqualTo("Always");
+      assertThat(pod.getSpec().getNodeName()).isIn("rhel-1", "rhel-2", "deb-1");
+      assertThat(
+              admin.nodes().withName(pod.getSpec().getNodeName()).get().getMetadata().getLabels())
+          .containsEntry(LABEL + "native-sidecar", "supported");
+    }
   }
 
   @Test
