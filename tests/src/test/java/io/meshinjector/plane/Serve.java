@@ -33,6 +33,7 @@ public final class Serve implements AutoCloseable {
   private final int metricsPort;
   private Path config;
   private Path tlsDir;
+  private final Map<String, String> extraEnv = new java.util.HashMap<>();
   private Process process;
   private long startedAt;
 
@@ -67,6 +68,17 @@ public final class Serve implements AutoCloseable {
     return "https://127.0.0.1:" + port + "/mutate";
   }
 
+  /** An environment variable for the next start, e.g. the launcher's MESH_INJECTOR_MAX_HEAP. */
+  public Serve withEnv(String name, String value) {
+    extraEnv.put(name, value);
+    return this;
+  }
+
+  /** The JVM's process id (the launcher execs it). */
+  public long pid() {
+    return process.pid();
+  }
+
   /** Files for the next start, as a rolled-out pod would mount them. */
   public void remount(Path newConfig, Path newTlsDir) {
     this.config = newConfig;
@@ -88,6 +100,7 @@ public final class Serve implements AutoCloseable {
     env.put("KUBECONFIG", kubeconfig.toString());
     env.put("POD_NAMESPACE", namespace);
     env.put("POD_NAME", id);
+    env.putAll(extraEnv);
     startedAt = System.nanoTime();
     process = pb.start();
     return this;

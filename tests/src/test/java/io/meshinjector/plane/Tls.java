@@ -7,10 +7,10 @@ import javax.net.ssl.TrustManager;
 import javax.net.ssl.X509TrustManager;
 
 /** For health endpoints of self-signed components (the scheduler's, a replica's) only. */
-final class Tls {
+public final class Tls {
   private Tls() {}
 
-  static SSLContext trustAll() {
+  public static SSLContext trustAll() {
     try {
       SSLContext ctx = SSLContext.getInstance("TLS");
       ctx.init(

@@ -36,7 +36,8 @@ import picocli.CommandLine.Command;
       "0:success",
       "1:an input, config or cluster file cannot be used",
       "2:invalid command line",
-      "3:a pod would be refused"
+      "3:a pod would be refused",
+      "4:an internal failure (out of memory, a bug), said on stderr"
     })
 public final class MeshInjector implements Runnable {
   /** The CLI logs to stderr, quietly, so stdout stays the manifests a user pipes on. */
@@ -62,7 +63,22 @@ public final class MeshInjector implements Runnable {
     if (!serve && System.getProperty("logback.configurationFile") == null) {
       System.setProperty("logback.configurationFile", CLI_LOGBACK);
     }
-    int code = commandLine().execute(args);
+    int code;
+    try {
+      code = commandLine().execute(args);
+    } catch (OutOfMemoryError e) {
+      System.err.println(
+          "mesh-injector: out of memory ("
+              + e.getMessage()
+              + ", heap limit "
+              + Runtime.getRuntime().maxMemory() / (1024 * 1024)
+              + " MiB): the command did not finish; give it more heap with MESH_INJECTOR_MAX_HEAP"
+              + " (bin/mesh-injector) or -Xmx");
+      code = ExitCodes.INTERNAL;
+    } catch (RuntimeException | Error e) {
+      System.err.println("mesh-injector: internal failure: " + e);
+      code = ExitCodes.INTERNAL;
+    }
     // serve returns once the server is up; its non-daemon threads keep the JVM running
     if (!(serve && code == ExitCodes.OK)) {
       System.exit(code);

@@ -13,5 +13,12 @@ public final class ExitCodes {
   /** A pod would be refused. */
   public static final int REFUSED = 3;
 
+  /**
+   * The command failed inside: out of memory, or a bug. Never {@link #REFUSED}, which a pipeline
+   * reads as a decision (the JVM's own {@code ExitOnOutOfMemoryError} status is 3 too, which is why
+   * the launcher turns that flag off for the commands that run once).
+   */
+  public static final int INTERNAL = 4;
+
   private ExitCodes() {}
 }

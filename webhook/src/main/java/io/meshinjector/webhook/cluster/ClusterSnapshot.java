@@ -1,8 +1,10 @@
 package io.meshinjector.webhook.cluster;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.Namespace;
-import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.KubernetesResourceList;
+import io.fabric8.kubernetes.api.model.ListOptions;
+import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -14,6 +16,8 @@ import io.meshinjector.engine.config.CniDaemonSet;
 import java.net.HttpURLConnection;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -47,22 +51,27 @@ public final class ClusterSnapshot {
   public static Snapshot read(KubernetesClient client, CapabilitiesConfig config) {
     List<String> notes = new ArrayList<>();
     InMemoryClusterView view = new InMemoryClusterView(config, notes::add);
-    for (Node node : list("nodes", () -> client.nodes().list().getItems())) {
-      view.upsert(node);
-    }
-    for (Namespace ns : list("namespaces", () -> client.namespaces().list().getItems())) {
-      view.upsert(ns);
-    }
-    for (GenericKubernetesResource nc : nodeCapabilities(client, notes)) {
-      // list items of a custom resource carry these, but a proxy or an old server may drop them
-      nc.setApiVersion(NodeCapabilityStatus.API_VERSION);
-      nc.setKind(NodeCapabilityStatus.KIND);
-      try {
-        view.upsert(nc);
-      } catch (IllegalArgumentException e) {
-        notes.add(e.getMessage() + "; its verdicts are left out");
-      }
-    }
+    // a page at a time, each trimmed before the next is read: the peak is one page of full
+    // objects, not the whole cluster's
+    pages(
+        "nodes", options -> client.nodes().list(options), node -> view.upsert(Trimmed.node(node)));
+    pages(
+        "namespaces",
+        options -> client.namespaces().list(options),
+        ns -> view.upsert(Trimmed.namespace(ns)));
+    nodeCapabilities(
+        client,
+        notes,
+        nc -> {
+          // list items of a custom resource carry these, but a proxy or an old server may drop them
+          nc.setApiVersion(NodeCapabilityStatus.API_VERSION);
+          nc.setKind(NodeCapabilityStatus.KIND);
+          try {
+            view.upsert(nc);
+          } catch (IllegalArgumentException e) {
+            notes.add(e.getMessage() + "; its verdicts are left out");
+          }
+        });
     CniDaemonSet cni = config.cniDaemonSet();
     if (cni != null && cni.namespace() != null && !cni.namespace().isBlank()) {
       for (Pod pod : cniPods(client, cni)) {
@@ -72,21 +81,26 @@ public final class ClusterSnapshot {
     return new Snapshot(view, notes);
   }
 
-  private static List<GenericKubernetesResource> nodeCapabilities(
-      KubernetesClient client, List<String> notes) {
+  private static void nodeCapabilities(
+      KubernetesClient client, List<String> notes, Consumer<GenericKubernetesResource> each) {
+    String what = "nodecapabilities." + NodeCapabilityStatus.GROUP;
     try {
-      return client.genericKubernetesResources(NODE_CAPABILITIES).list().getItems();
-    } catch (KubernetesClientException e) {
-      if (e.getCode() == HttpURLConnection.HTTP_NOT_FOUND) {
+      pages(
+          what,
+          options -> client.genericKubernetesResources(NODE_CAPABILITIES).list(options),
+          each);
+    } catch (ClusterReadException e) {
+      if (e.getCause() instanceof KubernetesClientException k
+          && k.getCode() == HttpURLConnection.HTTP_NOT_FOUND) {
         notes.add(
             "the NodeCapability CRD ("
                 + NodeCapabilityStatus.PLURAL
                 + "."
                 + NodeCapabilityStatus.GROUP
                 + ") is not installed: no probe verdicts, only inference from the Nodes");
-        return List.of();
+        return;
       }
-      throw failed("nodecapabilities." + NodeCapabilityStatus.GROUP, e);
+      throw e;
     }
   }
 
@@ -102,7 +116,27 @@ public final class ClusterSnapshot {
         });
   }
 
-  private static <T> List<T> list(String what, Supplier<List<T>> lister) {
+  /** Objects per page of a list. */
+  static final long PAGE = 250;
+
+  /** Lists in pages of {@link #PAGE}, handing each object to {@code each} before the next page. */
+  static <T extends HasMetadata> void pages(
+      String what,
+      Function<ListOptions, ? extends KubernetesResourceList<T>> lister,
+      Consumer<T> each) {
+    ListOptions options = new ListOptionsBuilder().withLimit(PAGE).build();
+    while (true) {
+      KubernetesResourceList<T> page = list(what, () -> lister.apply(options));
+      page.getItems().forEach(each);
+      String next = page.getMetadata() == null ? null : page.getMetadata().getContinue();
+      if (next == null || next.isEmpty()) {
+        return;
+      }
+      options.setContinue(next);
+    }
+  }
+
+  private static <T> T list(String what, Supplier<T> lister) {
     try {
       return lister.get();
     } catch (KubernetesClientException e) {

@@ -1,0 +1,203 @@
+package io.meshinjector.realplane;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.meshinjector.plane.Cli;
+import io.meshinjector.plane.KubePlane;
+import io.meshinjector.plane.RealPlane;
+import io.meshinjector.plane.RealisticNodes;
+import io.meshinjector.plane.Release;
+import io.meshinjector.plane.Serve;
+import io.meshinjector.plane.Tls;
+import io.meshinjector.plane.ServiceAccounts;
+import io.meshinjector.plane.Workloads;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A large cluster of realistic Nodes ({@link RealisticNodes}) against the launcher's default heap
+ * outside a container (96 MiB), which does not hold a whole unpaginated list of them. In CI: 2,000
+ * Nodes. As a benchmark: {@code -Dlarge.nodes=5000} (or 10000), with {@code -Dlarge.heap=307m} for
+ * the heap the chart's 512 Mi limit gives; each run prints one line of figures
+ * (docs/operations.md).
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class LargeClusterIT {
+  @RegisterExtension static final RealPlane PLANE = new RealPlane();
+
+  static final int NODES = Integer.getInteger("large.nodes", 2000);
+  static final String HEAP = System.getProperty("large.heap", "");
+  static final String NS = "mesh-injector";
+  static final Pattern GC = Pattern.compile("(\\d+)M->(\\d+)M\\((\\d+)M\\)");
+
+  static Release release;
+  static KubernetesClient admin;
+  static long createdMillis;
+
+  @BeforeAll
+  static void aLargeCluster() throws Exception {
+    admin = PLANE.plane().admin();
+    long start = System.nanoTime();
+    RealisticNodes.create(admin, NODES);
+    createdMillis = Duration.ofNanos(System.nanoTime() - start).toMillis();
+    release = Release.install(PLANE.plane(), "mi", NS, Map.of());
+    Workloads.namespace(admin, "shop", Map.of("inject", "enabled"), Map.of());
+    for (int i = 0; i < 20; i++) {
+      admin
+          .apps()
+          .deployments()
+          .inNamespace("shop")
+          .resource(
+              Workloads.deployment(
+                  "svc-" + i,
+                  0,
+                  Map.of(),
+                  Workloads.appSpec(Map.of("pool", i % 2 == 0 ? "rhel" : "al2023"))))
+          .create();
+    }
+  }
+
+  @Test
+  @Order(1)
+  void serveListsTheClusterInPagesAndIsReadyWithinItsHeap() throws Exception {
+    Path dir = PLANE.dir("serve");
+    Path gcLog = dir.resolve("gc.log");
+    Serve serve =
+        new Serve(
+                "large",
+                ServiceAccounts.kubeconfig(PLANE.plane(), NS, release.serviceAccount()),
+                NS,
+                release.configFile(dir),
+                release.tlsDir(dir.resolve("tls")),
+                dir,
+                KubePlane.freePort())
+            .withEnv("MESH_INJECTOR_JAVA_OPTS", "-Xlog:gc:file=" + gcLog);
+    if (!HEAP.isEmpty()) {
+      serve.withEnv("MESH_INJECTOR_MAX_HEAP", HEAP);
+    }
+    try (serve) {
+      serve.start();
+      Duration ready = serve.awaitReady(Duration.ofSeconds(90));
+      assertThat(serve.log()).contains("cluster view in sync: " + NODES + " nodes");
+      long peakHeap = peakHeapMiB(gcLog);
+      long rssReady = status(serve.pid(), "VmRSS");
+      long burstMillis = burst(serve, 1000);
+      assertThat(serve.running()).as("alive after the burst").isTrue();
+      long rssAfter = status(serve.pid(), "VmRSS");
+      long hwm = status(serve.pid(), "VmHWM");
+      System.out.printf(
+          "LargeClusterIT: nodes=%d heap=%s created=%d ms; serve ready %d ms after start; peak heap"
+              + " after GC %d MiB; RSS %d MiB at ready, %d MiB after 1000 admissions (%d ms), peak RSS %d MiB%n",
+          NODES,
+          HEAP.isEmpty() ? "launcher default" : HEAP,
+          createdMillis,
+          ready.toMillis(),
+          peakHeap,
+          rssReady / 1024,
+          rssAfter / 1024,
+          burstMillis,
+          hwm / 1024);
+    }
+  }
+
+  @Test
+  @Order(2)
+  void explainReadsTheClusterInPagesWithTheLaunchersDefaults() throws Exception {
+    Cli.Result explain =
+        Cli.run(
+            PLANE.dir("explain"),
+            PLANE.plane().adminKubeconfigFile(),
+            List.of(Serve.launcher().toString(), "explain", "-n", "shop", "-o", "json"),
+            Duration.ofSeconds(90));
+    assertThat(explain.exit()).as(explain.err()).isIn(0, 3);
+    assertThat(explain.err()).doesNotContain("OutOfMemoryError").doesNotContain("out of memory");
+    System.out.printf(
+        "LargeClusterIT: explain -n shop over %d nodes took %d ms, exit %d%n",
+        NODES, explain.took().toMillis(), explain.exit());
+  }
+
+  @Test
+  @Order(3)
+  void runningOutOfMemoryIsNeverTheRefusalStatus() throws Exception {
+    Path dir = PLANE.dir("oom");
+    ProcessBuilder pb =
+        new ProcessBuilder(Serve.launcher().toString(), "explain", "-n", "shop")
+            .redirectOutput(dir.resolve("out").toFile())
+            .redirectError(dir.resolve("err").toFile());
+    pb.environment().put("KUBECONFIG", PLANE.plane().adminKubeconfigFile().toString());
+    // small enough that the cluster read cannot finish, large enough for the JVM to start
+    pb.environment().put("MESH_INJECTOR_MAX_HEAP", "12m");
+    Process p = pb.start();
+    assertThat(p.waitFor(90, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    String err = Files.readString(dir.resolve("err"));
+    assertThat(p.exitValue()).as(err).isEqualTo(4);
+    assertThat(err).contains("out of memory");
+    assertThat(Files.readString(dir.resolve("out"))).doesNotContain("OutOfMemoryError");
+  }
+
+  /**
+   * The most the heap held after a collection, from the JVM's own GC log: what the process needed
+   * at its peak (before a collection the heap is always nearly full, which says nothing).
+   */
+  static long peakHeapMiB(Path gcLog) throws IOException {
+    long peak = 0;
+    for (String line : Files.readAllLines(gcLog)) {
+      Matcher m = GC.matcher(line);
+      if (m.find()) {
+        peak = Math.max(peak, Long.parseLong(m.group(2)));
+      }
+    }
+    return peak;
+  }
+
+  static long status(long pid, String field) throws IOException {
+    for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+      if (line.startsWith(field + ":")) {
+        return Long.parseLong(line.replaceAll("[^0-9]", ""));
+      }
+    }
+    return -1;
+  }
+
+  /** {@code count} admissions of the example pod, on one HTTP/2 connection. */
+  static long burst(Serve serve, int count) throws Exception {
+    String review =
+        Files.readString(
+            Path.of(System.getProperty("project.root", ".."), "examples/admission-review.json"));
+    HttpClient http =
+        HttpClient.newBuilder()
+            .sslContext(Tls.trustAll())
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
+    long start = System.nanoTime();
+    for (int i = 0; i < count; i++) {
+      HttpResponse<String> r =
+          http.send(
+              HttpRequest.newBuilder(URI.create(serve.url()))
+                  .header("Content-Type", "application/json")
+                  .timeout(Duration.ofSeconds(10))
+                  .POST(HttpRequest.BodyPublishers.ofString(review))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(r.statusCode()).isEqualTo(200);
+    }
+    return Duration.ofNanos(System.nanoTime() - start).toMillis();
+  }
+}
