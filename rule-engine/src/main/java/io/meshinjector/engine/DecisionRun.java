@@ -10,6 +10,7 @@ import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.cluster.NodeClass;
 import io.meshinjector.engine.cluster.NodeIndex;
 import io.meshinjector.engine.config.EngineConfig;
+import io.meshinjector.engine.config.InjectionConfig;
 import io.meshinjector.engine.config.MixedNodes;
 import io.meshinjector.engine.config.NoViablePath;
 import io.meshinjector.engine.config.PinCni;
@@ -26,6 +27,7 @@ import io.meshinjector.engine.decision.Redirect;
 import io.meshinjector.engine.decision.RefusalReason;
 import io.meshinjector.engine.decision.SkipReason;
 import io.meshinjector.engine.decision.TraceStep;
+import io.meshinjector.engine.rules.AwaitFromPod;
 import io.meshinjector.engine.rules.InjectGate;
 import io.meshinjector.engine.rules.PodAnnotations;
 import io.meshinjector.engine.rules.Viability;
@@ -91,6 +93,9 @@ final class DecisionRun {
         workload, outcome, candidateNames, candidateCount, classLines, warnings, trace);
   }
 
+  /** Whether the pod decided proxy-await in its mesh's terms (the trace says so once). */
+  private boolean awaitFromPod;
+
   private Outcome decide() {
     String nsName = pod.getMetadata().getNamespace();
     Namespace ns = nsName == null ? null : cluster.namespace(nsName).orElse(null);
@@ -105,6 +110,37 @@ final class DecisionRun {
     } catch (PodAnnotations.InvalidAnnotation e) {
       trace.add(new TraceStep("annotations", e.getMessage()));
       return new Outcome.Refuse(RefusalReason.INVALID_ANNOTATION, e.getMessage());
+    }
+    Optional<Boolean> podAwait;
+    try {
+      podAwait =
+          AwaitFromPod.read(
+              pod.getMetadata().getAnnotations(), config.injection().proxyAwaitFrom());
+    } catch (IllegalArgumentException e) {
+      trace.add(new TraceStep("annotations", e.getMessage()));
+      return new Outcome.Refuse(RefusalReason.INVALID_ANNOTATION, e.getMessage());
+    }
+    if (podAwait.isPresent()) {
+      awaitFromPod = true;
+      InjectionConfig.AwaitField f = config.injection().proxyAwaitFrom();
+      trace.add(
+          new TraceStep(
+              "await",
+              f.annotation()
+                  + " "
+                  + f.field()
+                  + ": "
+                  + podAwait.get()
+                  + " sets proxy-await "
+                  + (podAwait.get() ? "enabled" : "disabled")
+                  + ", over "
+                  + Annotations.PROXY_AWAIT
+                  + (asked.proxyAwait() == podAwait.get()
+                      ? " (which agrees)"
+                      : " (" + (asked.proxyAwait() ? "enabled" : "disabled") + ")")));
+      asked =
+          new PodAnnotations(
+              asked.redirect(), asked.iptablesMode(), asked.nativeSidecar(), podAwait.get());
     }
 
     List<PathOption> options = options(asked);
@@ -424,7 +460,7 @@ final class DecisionRun {
                   + " (asked for)"));
       warnings.add("pod constrained to nodes that run native sidecars: " + nativeLacks(remaining));
     }
-    if (!asked.proxyAwait()) {
+    if (!asked.proxyAwait() && !awaitFromPod) {
       trace.add(new TraceStep("await", Annotations.PROXY_AWAIT + ": disabled"));
     }
     NodeConstraint constraint = requirements.isEmpty() ? null : new NodeConstraint(requirements);
