@@ -44,6 +44,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 class IstioCompatibilityTest {
   private static final String DIR = "istio/upstream/";
 
+  /** The istio/istio tag the goldens in {@link #DIR} were read at. */
+  private static final String UPSTREAM_TAG = "1.28.0";
+
   /**
    * The flavour, with the image istiod's tests render (hub and tag are config, not a difference).
    */
@@ -349,6 +352,13 @@ class IstioCompatibilityTest {
             .orElse(plan.proxyAwait());
     return Fixtures.inject(
         workload, new Plan(plan.path(), plan.proxy(), await, plan.nodeConstraint()));
+  }
+
+  /** Bumping the flavour's Istio version means reading that release's goldens too. */
+  @Test
+  void theGoldensAreThoseOfTheReleaseTheFlavourPins() {
+    assertThat(ConfigLoader.fromYaml(IstioCases.CONFIG).tree().at("/proxy/version").asText())
+        .isEqualTo(UPSTREAM_TAG);
   }
 
   @Test

@@ -10,7 +10,6 @@ import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.cluster.NodeClass;
 import io.meshinjector.engine.cluster.NodeIndex;
 import io.meshinjector.engine.config.EngineConfig;
-import io.meshinjector.engine.config.InjectionConfig;
 import io.meshinjector.engine.config.MixedNodes;
 import io.meshinjector.engine.config.NoViablePath;
 import io.meshinjector.engine.config.PinCni;
@@ -111,36 +110,21 @@ final class DecisionRun {
       trace.add(new TraceStep("annotations", e.getMessage()));
       return new Outcome.Refuse(RefusalReason.INVALID_ANNOTATION, e.getMessage());
     }
-    Optional<Boolean> podAwait;
+    Optional<AwaitFromPod.Decided> podAwait;
     try {
       podAwait =
-          AwaitFromPod.read(
-              pod.getMetadata().getAnnotations(), config.injection().proxyAwaitFrom());
+          AwaitFromPod.decide(
+              pod.getMetadata().getAnnotations(),
+              config.injection().proxyAwaitFrom(),
+              asked.proxyAwait());
     } catch (IllegalArgumentException e) {
       trace.add(new TraceStep("annotations", e.getMessage()));
       return new Outcome.Refuse(RefusalReason.INVALID_ANNOTATION, e.getMessage());
     }
     if (podAwait.isPresent()) {
       awaitFromPod = true;
-      InjectionConfig.AwaitField f = config.injection().proxyAwaitFrom();
-      trace.add(
-          new TraceStep(
-              "await",
-              f.annotation()
-                  + " "
-                  + f.field()
-                  + ": "
-                  + podAwait.get()
-                  + " sets proxy-await "
-                  + (podAwait.get() ? "enabled" : "disabled")
-                  + ", over "
-                  + Annotations.PROXY_AWAIT
-                  + (asked.proxyAwait() == podAwait.get()
-                      ? " (which agrees)"
-                      : " (" + (asked.proxyAwait() ? "enabled" : "disabled") + ")")));
-      asked =
-          new PodAnnotations(
-              asked.redirect(), asked.iptablesMode(), asked.nativeSidecar(), podAwait.get());
+      trace.add(new TraceStep("await", podAwait.get().why()));
+      asked = asked.withProxyAwait(podAwait.get().await());
     }
 
     List<PathOption> options = options(asked);

@@ -3,6 +3,7 @@ package io.meshinjector.engine.rules;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.meshinjector.engine.config.InjectionConfig.AwaitField;
 import io.meshinjector.engine.config.PodValue;
+import io.meshinjector.engine.decision.Annotations;
 import java.util.Map;
 import java.util.Optional;
 
@@ -14,6 +15,43 @@ import java.util.Optional;
  */
 public final class AwaitFromPod {
   private AwaitFromPod() {}
+
+  /**
+   * What the pod decided, and the trace line that says so.
+   *
+   * @param await whether the proxy holds the app back
+   * @param why for {@code explain}: the setting, and what it won over
+   */
+  public record Decided(boolean await, String why) {}
+
+  /**
+   * The pod's decision, when it sets the field.
+   *
+   * @param annotated what {@code mesh-injector.io/proxy-await} (or its default) asks for
+   * @throws IllegalArgumentException naming the annotation and what is wrong with its value
+   */
+  public static Optional<Decided> decide(
+      Map<String, String> annotations, AwaitField from, boolean annotated) {
+    return read(annotations, from)
+        .map(
+            v ->
+                new Decided(
+                    v,
+                    from.annotation()
+                        + " "
+                        + from.field()
+                        + ": "
+                        + v
+                        + " sets proxy-await "
+                        + word(v)
+                        + ", over "
+                        + Annotations.PROXY_AWAIT
+                        + (annotated == v ? " (which agrees)" : " (" + word(annotated) + ")")));
+  }
+
+  private static String word(boolean await) {
+    return await ? "enabled" : "disabled";
+  }
 
   /**
    * The field's value, when the pod sets it.
