@@ -89,6 +89,8 @@ class IstioPodSettingsTest {
             "proxy.istio.io/config: {holdApplicationUntilProxyStarts: maybe}", "true, false",
             "proxy.istio.io/config: '{\"concurrency\": 2'", "not valid YAML or JSON",
             "sidecar.istio.io/proxyCPU: lots", "must match",
+            "proxy.istio.io/config: {interceptionMode: TPROXY}", "it sets interceptionMode",
+            "proxy.istio.io/config: {image: {imageType: debug}}", "it sets image",
             "sidecar.istio.io/proxyMemoryLimit: 1Gb", "must match",
             "sidecar.istio.io/rewriteAppHTTPProbers: maybe", "must match");
     expected.forEach(

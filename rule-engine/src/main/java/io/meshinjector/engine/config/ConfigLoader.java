@@ -255,7 +255,13 @@ public final class ConfigLoader {
       String whenSet = v.has("whenSet") ? v.text("whenSet") : "$" + "{from}";
       v.skip("whenSet");
       v.skip("pattern");
-      out.put(name, new PodValue(from, v.text("default"), whenSet, pattern, object));
+      List<String> refusedFields = v.has("refusedFields") ? v.strings("refusedFields") : List.of();
+      v.skip("refusedFields");
+      if (!object && !refusedFields.isEmpty()) {
+        throw new ConfigException(
+            "config key '" + v.key("refusedFields") + "' needs format: object");
+      }
+      out.put(name, new PodValue(from, v.text("default"), whenSet, pattern, object, refusedFields));
       v.done();
     }
     s.done();

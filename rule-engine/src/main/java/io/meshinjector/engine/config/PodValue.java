@@ -21,15 +21,22 @@ import java.util.regex.Pattern;
  *     Istio's excludeInboundPorts, which keeps its status port: {@code 15020,${from}})
  * @param object the pod's text is a YAML or JSON map (Istio's {@code proxy.istio.io/config}), laid
  *     over the default map key by key; the pattern does not apply to it
+ * @param refusedFields keys such a map must not set: in the mesh's own injector they change images
+ *     or interception, which here only the config and the checked annotations do
  */
 public record PodValue(
-    List<Source> from, String defaultValue, String whenSet, Pattern pattern, boolean object) {
+    List<Source> from,
+    String defaultValue,
+    String whenSet,
+    Pattern pattern,
+    boolean object,
+    List<String> refusedFields) {
 
   // JSON is YAML too, so one reader takes either spelling of the annotation
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
   public PodValue(List<Source> from, String defaultValue, String whenSet, Pattern pattern) {
-    this(from, defaultValue, whenSet, pattern, false);
+    this(from, defaultValue, whenSet, pattern, false, List.of());
   }
 
   /**
@@ -55,12 +62,23 @@ public record PodValue(
   /** Whether a pod's text is acceptable: matches the pattern, or parses as a map. */
   public String problem(String text) {
     if (object) {
+      JsonNode map;
       try {
-        parseObject(text);
-        return null;
+        map = parseObject(text);
       } catch (IllegalArgumentException e) {
         return e.getMessage();
       }
+      for (String f : refusedFields) {
+        if (map.has(f)) {
+          return "it sets "
+              + f
+              + ", which would change what is injected; here only the injector's config (and the"
+              + " checked annotations) set that, so remove "
+              + f
+              + " from it";
+        }
+      }
+      return null;
     }
     return pattern.matcher(text).matches() ? null : "it must match " + pattern.pattern();
   }
@@ -86,6 +104,7 @@ public record PodValue(
 
   public PodValue {
     from = List.copyOf(from);
+    refusedFields = refusedFields == null ? List.of() : List.copyOf(refusedFields);
     Objects.requireNonNull(defaultValue, "defaultValue");
     Objects.requireNonNull(whenSet, "whenSet");
     Objects.requireNonNull(pattern, "pattern");
