@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.BooleanNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.MissingNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import com.fasterxml.jackson.module.blackbird.BlackbirdModule;
 import io.fabric8.kubernetes.api.model.AffinityBuilder;
@@ -23,6 +25,7 @@ import io.meshinjector.engine.decision.Plan;
 import io.meshinjector.engine.decision.ProxyPlacement;
 import io.meshinjector.engine.decision.Redirect;
 import io.meshinjector.templates.TemplateConfig.Firewall;
+import io.meshinjector.templates.internal.AppProbeRewrite;
 import io.meshinjector.templates.internal.InboundPorts;
 import io.meshinjector.templates.internal.NodeAffinities;
 import io.meshinjector.templates.internal.ShallowCopy;
@@ -50,6 +53,7 @@ public final class PodInjector {
   // top frame of an admission under load
   static final ObjectMapper JSON = new ObjectMapper().registerModule(new BlackbirdModule());
   private static final JsonNodeFactory F = JsonNodeFactory.instance;
+  private static final String FROM = "$" + "{from}";
 
   private final TemplateConfig config;
   private final String proxyName;
@@ -59,6 +63,8 @@ public final class PodInjector {
 
   private final Set<String> renderValues;
   private final Map<String, Template> podValueDefaults = new LinkedHashMap<>();
+  private final AppProbeRewrite appProbes;
+  private final String appProbesPodValue;
 
   public PodInjector(TemplateConfig config) {
     this.config = Objects.requireNonNull(config, "config");
@@ -67,6 +73,11 @@ public final class PodInjector {
     config
         .podValues()
         .forEach((n, v) -> podValueDefaults.put(n, TemplateConfig.defaultTemplate(n, v)));
+    TemplateConfig.AppProbes a = config.proxy().appProbes();
+    this.appProbes =
+        new AppProbeRewrite(
+            config.proxy().ports().control(), a.probePath(), a.hookPath(), proxyName);
+    this.appProbesPodValue = config.appProbesPodValue();
   }
 
   public TemplateConfig config() {
@@ -252,14 +263,74 @@ public final class PodInjector {
     local.put("pod.defaultContainer", text(names.split(",", 2)[0]));
     local.put("pod.containerPorts", text(containerPorts(pod.getSpec())));
     local.put("workload.apiVersion", text(workloadApiVersion(pod, workload[0])));
+    // A bare pod is its own workload (Istio's ISTIO_META_WORKLOAD_NAME and ISTIO_META_OWNER).
+    String[] owner =
+        workload[1].isEmpty() ? new String[] {"pod", podName(pod, decision)} : workload;
+    if (owner[1].isEmpty()) {
+      owner = workload;
+    }
+    local.put("owner.kind", text(owner[0]));
+    local.put("owner.name", text(owner[1]));
+    // a label value holds at most 63 characters (Istio's canonical name of a long-named pod)
+    local.put("owner.labelName", text(labelValue(owner[1])));
+    local.put("owner.apiVersion", text(workloadApiVersion(pod, owner[0])));
     Map<String, JsonNode> global = config.values();
     Template.Values base =
         name -> {
           JsonNode v = local.get(name);
-          return v != null ? v : global.get(name);
+          if (v == null) {
+            v = global.get(name);
+          }
+          // a key inside an object pod value that this pod's map lacks
+          return v == null && TemplateConfig.isRenderValue(name, renderValues)
+              ? MissingNode.getInstance()
+              : v;
         };
     podValues(pod, base, local);
+    local.put("pod.appProbers", text(rewriteProbes(pod, local)));
     return base;
+  }
+
+  /**
+   * Points the app's probes at the proxy's agent where the config (and the pod's switch) says so;
+   * the originals, as JSON, for the template.
+   */
+  private String rewriteProbes(Pod pod, Map<String, JsonNode> local) {
+    boolean on = config.proxy().appProbes().rewrite();
+    if (!appProbesPodValue.isEmpty()) {
+      JsonNode v = local.get(TemplateConfig.POD_VALUE + appProbesPodValue);
+      Boolean asked = v == null ? null : parseBool(v.asText());
+      on = asked == null ? on : asked;
+    }
+    return on ? appProbes.apply(pod.getSpec()) : "";
+  }
+
+  /** Go's strconv.ParseBool, which Istio reads its switch with; null for anything else. */
+  private static Boolean parseBool(String s) {
+    return switch (s) {
+      case "1", "t", "T", "true", "TRUE", "True" -> Boolean.TRUE;
+      case "0", "f", "F", "false", "FALSE", "False" -> Boolean.FALSE;
+      default -> null;
+    };
+  }
+
+  /** Cut to a label value's 63 characters, ending in a letter or digit as a label value must. */
+  static String labelValue(String name) {
+    String cut = name.substring(0, Math.min(63, name.length()));
+    int end = cut.length();
+    while (end > 0 && !Character.isLetterOrDigit(cut.charAt(end - 1))) {
+      end--;
+    }
+    return cut.substring(0, end);
+  }
+
+  private static String podName(Pod pod, Decision decision) {
+    String name = pod.getMetadata().getName();
+    if (name != null && !name.isEmpty()) {
+      return name;
+    }
+    String[] parts = decision.workload().split("/", 3);
+    return parts.length == 3 && parts[1].equals("Pod") ? parts[2] : "";
   }
 
   /**
@@ -285,8 +356,48 @@ public final class PodInjector {
       Template.Values withFrom =
           name -> name.equals("from") ? text(fromPod == null ? "" : fromPod) : base.get(name);
       JsonNode both = podValueDefaults.get(e.getKey()).render(withFrom);
-      value = both.path(value == null ? "value" : "whenSet").asText("");
-      local.put(TemplateConfig.POD_VALUE + e.getKey(), text(value));
+      String name = TemplateConfig.POD_VALUE + e.getKey();
+      if (e.getValue().object()) {
+        JsonNode merged = objectValue(both.path("value"), fromPod);
+        Template.flatten(name, merged, local);
+      } else {
+        // an empty text adds nothing to a default that whenSet builds on (Istio's
+        // excludeInboundPorts: "" still excludes the agent's port, and only it)
+        boolean asDefault =
+            value == null || (value.isEmpty() && !e.getValue().whenSet().equals(FROM));
+        value = both.path(asDefault ? "value" : "whenSet").asText("");
+        local.put(name, text(value));
+      }
+    }
+  }
+
+  /**
+   * An object pod value: the pod's map laid over the default's, key by key (the engine has checked
+   * that the pod's text is a map).
+   */
+  private static JsonNode objectValue(JsonNode dflt, String fromPod) {
+    ObjectNode out =
+        dflt.isObject()
+            ? ((ObjectNode) dflt).deepCopy()
+            : dflt.asText("").isBlank()
+                ? F.objectNode()
+                : (ObjectNode) PodValue.parseObject(dflt.asText());
+    if (fromPod != null) {
+      merge(out, (ObjectNode) PodValue.parseObject(fromPod));
+    }
+    return out;
+  }
+
+  private static void merge(ObjectNode into, ObjectNode over) {
+    Iterator<Map.Entry<String, JsonNode>> it = over.fields();
+    while (it.hasNext()) {
+      Map.Entry<String, JsonNode> e = it.next();
+      JsonNode mine = into.get(e.getKey());
+      if (mine != null && mine.isObject() && e.getValue().isObject()) {
+        merge((ObjectNode) mine, (ObjectNode) e.getValue());
+      } else {
+        into.set(e.getKey(), e.getValue());
+      }
     }
   }
 
@@ -453,7 +564,7 @@ public final class PodInjector {
   private List<String> renderNamesOf(Template t) {
     List<String> names = new ArrayList<>();
     for (String n : t.names()) {
-      if (renderValues.contains(n)) {
+      if (TemplateConfig.isRenderValue(n, renderValues)) {
         names.add(n);
       }
     }

@@ -69,6 +69,36 @@ public record TemplateConfig(
     return out;
   }
 
+  /** The pod value that switches the app probe rewrite per pod, when the config names one. */
+  String appProbesPodValue() {
+    String n = proxy.appProbes().podValue();
+    if (!n.isEmpty() && !podValues.containsKey(n)) {
+      throw new ConfigException(
+          "config key 'proxy.appProbes.podValue' names '"
+              + n
+              + "', which is no pod value (injection.podValues)");
+    }
+    return n;
+  }
+
+  /**
+   * Whether a render sets the value: one of {@code render}, or a key inside one (an object pod
+   * value's {@code pod.value.proxyConfig.proxyMetadata}), which is empty where the pod has none.
+   */
+  static boolean isRenderValue(String name, Set<String> render) {
+    if (render.contains(name)) {
+      return true;
+    }
+    for (int dot = name.indexOf('.', POD_VALUE.length());
+        dot > 0;
+        dot = name.indexOf('.', dot + 1)) {
+      if (render.contains(name.substring(0, dot))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** The prefix of the pod values' names in templates. */
   public static final String POD_VALUE = "pod.value.";
 
@@ -81,11 +111,22 @@ public record TemplateConfig(
       int uid,
       Ports ports,
       String controlPlaneNamespace,
-      String trustAnchorsPem) {
+      String trustAnchorsPem,
+      AppProbes appProbes) {
     public String imageRef() {
       return image + ":" + version;
     }
   }
+
+  /**
+   * Whether and how the app's probes are pointed at the proxy's agent ({@code proxy.appProbes}).
+   *
+   * @param podValue the pod value that turns it on or off for one pod; empty for none
+   * @param probePath with {@code {container}} and {@code {probe}} (live, ready, startup)
+   * @param hookPath with {@code {container}} and {@code {hook}} (prestop, poststart); empty leaves
+   *     lifecycle hooks alone
+   */
+  public record AppProbes(boolean rewrite, String podValue, String probePath, String hookPath) {}
 
   public record Firewall(String bin, String saveBin) {}
 
@@ -283,6 +324,11 @@ public record TemplateConfig(
           "pod.defaultContainer",
           "pod.containerPorts",
           "workload.apiVersion",
+          "owner.kind",
+          "owner.name",
+          "owner.labelName",
+          "owner.apiVersion",
+          "pod.appProbers",
           "injected.initContainers",
           "injected.containers",
           "injected.volumes");
@@ -298,7 +344,7 @@ public record TemplateConfig(
             templates.volumes(),
             templates.metadata())) {
       for (String n : t.names()) {
-        if (!values.containsKey(n) && !render.contains(n)) {
+        if (!values.containsKey(n) && !isRenderValue(n, render)) {
           throw new ConfigException(
               "config key '"
                   + key(t)
@@ -419,7 +465,8 @@ public record TemplateConfig(
             uid(s, "uid"),
             p,
             nonEmpty(s, "controlPlaneNamespace"),
-            s.text("trustAnchorsPEM"));
+            s.text("trustAnchorsPEM"),
+            appProbes(s.section("appProbes")));
     for (String k :
         List.of(
             "logLevel",
@@ -440,6 +487,23 @@ public record TemplateConfig(
     }
     s.done();
     return proxy;
+  }
+
+  private static AppProbes appProbes(ConfigSection s) {
+    AppProbes a =
+        new AppProbes(
+            s.bool("rewrite"), s.text("podValue"), s.text("probePath"), s.text("hookPath"));
+    if (!a.probePath().contains("{container}") || !a.probePath().contains("{probe}")) {
+      throw new ConfigException(
+          "config key '" + s.key("probePath") + "' must contain {container} and {probe}");
+    }
+    if (!a.hookPath().isEmpty()
+        && (!a.hookPath().contains("{container}") || !a.hookPath().contains("{hook}"))) {
+      throw new ConfigException(
+          "config key '" + s.key("hookPath") + "' must be empty or contain {container} and {hook}");
+    }
+    s.done();
+    return a;
   }
 
   private static ProxyInit proxyInit(ConfigSection s) {

@@ -28,6 +28,7 @@ import io.meshinjector.engine.decision.Redirect;
 import io.meshinjector.engine.decision.RefusalReason;
 import io.meshinjector.engine.decision.SkipReason;
 import io.meshinjector.engine.decision.TraceStep;
+import io.meshinjector.engine.rules.AwaitFromPod;
 import io.meshinjector.engine.rules.InjectGate;
 import io.meshinjector.engine.rules.PodAnnotations;
 import io.meshinjector.engine.rules.RunsToCompletion;
@@ -103,6 +104,9 @@ final class DecisionRun {
         workload, outcome, candidateNames, candidateCount, classLines, warnings, trace, completion);
   }
 
+  /** Whether the pod decided proxy-await in its mesh's terms (the trace says so once). */
+  private boolean awaitFromPod;
+
   private Outcome decide() {
     String nsName = pod.getMetadata().getNamespace();
     Namespace ns = nsName == null ? null : cluster.namespace(nsName).orElse(null);
@@ -117,6 +121,22 @@ final class DecisionRun {
     } catch (PodAnnotations.InvalidAnnotation e) {
       trace.add(new TraceStep("annotations", e.getMessage()));
       return new Outcome.Refuse(RefusalReason.INVALID_ANNOTATION, e.getMessage());
+    }
+    Optional<AwaitFromPod.Decided> podAwait;
+    try {
+      podAwait =
+          AwaitFromPod.decide(
+              pod.getMetadata().getAnnotations(),
+              config.injection().proxyAwaitFrom(),
+              asked.proxyAwait());
+    } catch (IllegalArgumentException e) {
+      trace.add(new TraceStep("annotations", e.getMessage()));
+      return new Outcome.Refuse(RefusalReason.INVALID_ANNOTATION, e.getMessage());
+    }
+    if (podAwait.isPresent()) {
+      awaitFromPod = true;
+      trace.add(new TraceStep("await", podAwait.get().why()));
+      asked = asked.withProxyAwait(podAwait.get().await());
     }
 
     List<PathOption> options = options(asked);
@@ -501,7 +521,7 @@ final class DecisionRun {
         }
       }
     }
-    if (!asked.proxyAwait()) {
+    if (!asked.proxyAwait() && !awaitFromPod) {
       trace.add(new TraceStep("await", Annotations.PROXY_AWAIT + ": disabled"));
     }
     NodeConstraint constraint = requirements.isEmpty() ? null : new NodeConstraint(requirements);

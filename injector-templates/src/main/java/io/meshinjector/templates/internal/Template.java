@@ -27,6 +27,13 @@ import java.util.TreeSet;
  *   <li>A list item {@code {$items: [...]}} is replaced by its items; a list item that is only
  *       {@code ${name}} of a list value is replaced by that list's items.
  *   <li>A map key with {@code ${name}} is substituted; the entry is left out when the value is empty.
+ *   <li>An object with {@code $if} and {@code $else} renders, when the condition fails, as its
+ *       {@code $else} value instead of being left out.
+ *   <li>A map entry whose key starts with {@code $merge} is an object whose entries join the map
+ *       around it (a {@code $if} on it adds them or not, together).
+ *   <li>A list item {@code {$each: name, ...}} is rendered once per entry of the map value {@code
+ *       name}, in key order, with {@code ${key}} and {@code ${value}} the entry's; a list of only
+ *       such items that renders empty is left out, with its key.
  * </ul>
  */
 public final class Template {
@@ -34,6 +41,9 @@ public final class Template {
   private static final JsonNodeFactory F = JsonNodeFactory.instance;
   private static final String IF = "$if";
   private static final String ITEMS = "$items";
+  private static final String ELSE = "$else";
+  private static final String MERGE = "$merge";
+  private static final String EACH = "$each";
 
   /** Marks a node the rendering leaves out. */
   private static final JsonNode OMIT = F.missingNode();
@@ -124,14 +134,22 @@ public final class Template {
     if (node.isObject()) {
       JsonNode cond = node.get(IF);
       if (cond != null && !holds(cond.asText(), values)) {
-        return OMIT;
+        JsonNode otherwise = node.get(ELSE);
+        return otherwise == null ? OMIT : render(otherwise, values);
       }
       ObjectNode out = F.objectNode();
       Iterator<Map.Entry<String, JsonNode>> it = node.fields();
       while (it.hasNext()) {
         Map.Entry<String, JsonNode> e = it.next();
         String key = e.getKey();
-        if (key.equals(IF)) {
+        if (key.equals(IF) || key.equals(ELSE)) {
+          continue;
+        }
+        if (key.startsWith(MERGE)) {
+          JsonNode merged = render(e.getValue(), values);
+          if (merged.isObject()) {
+            out.setAll((ObjectNode) merged);
+          }
           continue;
         }
         if (key.indexOf('$') >= 0) {
@@ -149,7 +167,9 @@ public final class Template {
     }
     if (node.isArray()) {
       ArrayNode out = F.arrayNode(node.size());
+      boolean onlyEach = !node.isEmpty();
       for (JsonNode item : node) {
+        onlyEach &= item.isObject() && item.has(EACH);
         if (item.isObject() && item.has(ITEMS)) {
           JsonNode cond = item.get(IF);
           if (cond == null || holds(cond.asText(), values)) {
@@ -159,11 +179,39 @@ public final class Template {
           }
           continue;
         }
+        if (item.isObject() && item.has(EACH)) {
+          each((ObjectNode) item, values, out);
+          continue;
+        }
         add(out, render(item, values), item.isTextual() && whole(item.textValue()) != null);
       }
-      return out;
+      // a list made only from maps that are empty for this pod is left out, as an empty value is
+      return onlyEach && out.isEmpty() ? OMIT : out;
     }
     return node.deepCopy();
+  }
+
+  /** One rendering of the item per entry of its {@code $each} map, sorted by key. */
+  private void each(ObjectNode item, Values values, ArrayNode out) {
+    JsonNode map = lookup(item.get(EACH).asText(), values);
+    if (!map.isObject()) {
+      return;
+    }
+    ObjectNode body = item.deepCopy();
+    body.remove(EACH);
+    Set<String> keys = new TreeSet<>();
+    map.fieldNames().forEachRemaining(keys::add);
+    for (String k : keys) {
+      JsonNode v = map.get(k);
+      Values entry =
+          name ->
+              switch (name) {
+                case "key" -> TextNode.valueOf(k);
+                case "value" -> v.isValueNode() ? TextNode.valueOf(v.asText()) : v;
+                default -> values.get(name);
+              };
+      add(out, render(body, entry), false);
+    }
   }
 
   private static void add(ArrayNode out, JsonNode v, boolean splice) {
@@ -285,6 +333,16 @@ public final class Template {
   private void collect(JsonNode node, Set<String> out) {
     if (node.isTextual()) {
       names(node.textValue(), out);
+    } else if (node.isObject() && node.has(EACH)) {
+      // ${key} and ${value} are the entry's, no values of their own
+      Set<String> body = new TreeSet<>();
+      ObjectNode rest = node.deepCopy();
+      rest.remove(EACH);
+      collect(rest, body);
+      body.remove("key");
+      body.remove("value");
+      out.addAll(body);
+      out.add(node.get(EACH).asText());
     } else if (node.isContainerNode()) {
       Iterator<Map.Entry<String, JsonNode>> it = node.fields();
       while (it.hasNext()) {

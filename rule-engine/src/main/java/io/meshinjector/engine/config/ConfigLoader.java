@@ -209,9 +209,24 @@ public final class ConfigLoader {
             s.strings("otherMeshContainers"),
             s.stringMap("optOutAnnotations"),
             s.strings("refusedAnnotations"),
-            podValues(s.section("podValues")));
+            podValues(s.section("podValues")),
+            awaitField(s.section("proxyAwaitFrom")));
     s.done();
     return c;
+  }
+
+  private static InjectionConfig.AwaitField awaitField(ConfigSection s) {
+    String annotation = s.text("annotation");
+    String field = s.text("field");
+    s.done();
+    if (annotation.isEmpty() && field.isEmpty()) {
+      return null;
+    }
+    try {
+      return new InjectionConfig.AwaitField(annotation, field);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("config key 'injection.proxyAwaitFrom': " + e.getMessage(), e);
+    }
   }
 
   private static Map<String, PodValue> podValues(ConfigSection s) {
@@ -228,16 +243,29 @@ public final class ConfigLoader {
           throw new ConfigException("config key '" + v.key("from") + "': " + e.getMessage());
         }
       }
+      boolean object =
+          v.has("format")
+              && v.choice("format", Map.of("text", Boolean.FALSE, "object", Boolean.TRUE));
+      v.skip("format");
       java.util.regex.Pattern pattern;
       try {
-        pattern = java.util.regex.Pattern.compile(v.text("pattern"));
+        pattern =
+            java.util.regex.Pattern.compile(
+                object && !v.has("pattern") ? "(?s).*" : v.text("pattern"));
       } catch (java.util.regex.PatternSyntaxException e) {
         throw new ConfigException(
             "config key '" + v.key("pattern") + "' is no regular expression: " + e.getMessage());
       }
       String whenSet = v.has("whenSet") ? v.text("whenSet") : "$" + "{from}";
       v.skip("whenSet");
-      out.put(name, new PodValue(from, v.text("default"), whenSet, pattern));
+      v.skip("pattern");
+      List<String> refusedFields = v.has("refusedFields") ? v.strings("refusedFields") : List.of();
+      v.skip("refusedFields");
+      if (!object && !refusedFields.isEmpty()) {
+        throw new ConfigException(
+            "config key '" + v.key("refusedFields") + "' needs format: object");
+      }
+      out.put(name, new PodValue(from, v.text("default"), whenSet, pattern, object, refusedFields));
       v.done();
     }
     s.done();

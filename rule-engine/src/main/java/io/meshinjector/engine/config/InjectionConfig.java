@@ -16,6 +16,8 @@ import java.util.Set;
  * @param refusedAnnotations pod annotations refused at admission: in the mesh's own injector they
  *     would change images, commands or privileges, which annotations never do here
  * @param podValues template values read from the pod, by value name
+ * @param proxyAwaitFrom where the pod may decide proxy-await in the mesh's own terms; null for
+ *     nowhere but {@code mesh-injector.io/proxy-await}
  */
 public record InjectionConfig(
     Set<String> excludedNamespaces,
@@ -23,7 +25,22 @@ public record InjectionConfig(
     List<String> otherMeshContainers,
     Map<String, String> optOutAnnotations,
     List<String> refusedAnnotations,
-    Map<String, PodValue> podValues) {
+    Map<String, PodValue> podValues,
+    AwaitField proxyAwaitFrom) {
+
+  /**
+   * A boolean field of a pod annotation that holds a map (Istio's {@code proxy.istio.io/config}
+   * with {@code holdApplicationUntilProxyStarts}): when the pod sets it, it decides proxy-await.
+   */
+  public record AwaitField(String annotation, String field) {
+    public AwaitField {
+      if (annotation == null || annotation.isBlank() || field == null || field.isBlank()) {
+        throw new IllegalArgumentException(
+            "injection.proxyAwaitFrom needs both annotation and field, or neither");
+      }
+    }
+  }
+
   public InjectionConfig {
     if (proxyContainerName == null || proxyContainerName.isBlank()) {
       throw new IllegalArgumentException("injection.proxyContainerName must not be empty");
@@ -42,9 +59,26 @@ public record InjectionConfig(
             : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(podValues));
   }
 
+  public InjectionConfig(
+      Set<String> excludedNamespaces,
+      String proxyContainerName,
+      List<String> otherMeshContainers,
+      Map<String, String> optOutAnnotations,
+      List<String> refusedAnnotations,
+      Map<String, PodValue> podValues) {
+    this(
+        excludedNamespaces,
+        proxyContainerName,
+        otherMeshContainers,
+        optOutAnnotations,
+        refusedAnnotations,
+        podValues,
+        null);
+  }
+
   /** Without a mesh flavour's opt-outs, refusals and pod values. */
   public InjectionConfig(
       Set<String> excludedNamespaces, String proxyContainerName, List<String> otherMeshContainers) {
-    this(excludedNamespaces, proxyContainerName, otherMeshContainers, null, null, null);
+    this(excludedNamespaces, proxyContainerName, otherMeshContainers, null, null, null, null);
   }
 }

@@ -58,9 +58,9 @@ public final class FlavourAnnotations {
     for (PodValue v : config.podValues().values()) {
       for (PodValue.Source s : v.from()) {
         String value = (s.label() ? labels : a).get(s.key());
-        if (value != null && !v.pattern().matcher(value).matches()) {
-          String why =
-              s + " has invalid value '" + value + "': it must match " + v.pattern().pattern();
+        String problem = value == null ? null : v.problem(value);
+        if (problem != null) {
+          String why = s + " has invalid value '" + value + "': " + problem;
           trace.accept(new TraceStep("gate", why));
           return Optional.of(new Outcome.Refuse(RefusalReason.INVALID_ANNOTATION, why));
         }

@@ -31,6 +31,11 @@ public record PodAnnotations(
     }
   }
 
+  /** The same choices with proxy-await decided elsewhere (the pod's own, in its mesh's terms). */
+  public PodAnnotations withProxyAwait(boolean await) {
+    return new PodAnnotations(redirect, iptablesMode, nativeSidecar, await);
+  }
+
   public static PodAnnotations parse(Map<String, String> annotations) {
     Map<String, String> a = annotations == null ? Map.of() : annotations;
     String redirect = pick(a, Annotations.REDIRECT, "auto", List.of("auto", "init", "cni"));

@@ -29,7 +29,32 @@ class MeshFlavourConfigTest {
     assertThat(c.engine().capabilities().cniDaemonSet().namespace()).isEqualTo("istio-system");
     assertThat(c.tree().at("/proxy/image").asText()).isEqualTo("docker.io/istio/proxyv2");
     assertThat(c.engine().injection().podValues().get("excludeInboundPorts").whenSet())
-        .isEqualTo("${proxy.ports.control},${from}");
+        .isEqualTo("${from},${proxy.ports.control}");
+    assertThat(c.engine().injection().refusedAnnotations())
+        .doesNotContain("sidecar.istio.io/rewriteAppHTTPProbers");
+    assertThat(c.engine().injection().podValues().get("proxyConfig").object()).isTrue();
+    assertThat(c.engine().injection().proxyAwaitFrom())
+        .isEqualTo(
+            new InjectionConfig.AwaitField(
+                "proxy.istio.io/config", "holdApplicationUntilProxyStarts"));
+    assertThat(c.tree().at("/proxy/appProbes/rewrite").asBoolean()).isTrue();
+  }
+
+  @Test
+  void linkerdLeavesAppProbesAndProxyAwaitToItsOwnAnnotation() {
+    MeshConfig c = ConfigLoader.defaults();
+    assertThat(c.tree().at("/proxy/appProbes/rewrite").asBoolean()).isFalse();
+    assertThat(c.engine().injection().proxyAwaitFrom()).isNull();
+  }
+
+  @Test
+  void proxyAwaitFromNeedsBothHalves() {
+    assertThatThrownBy(
+            () ->
+                ConfigLoader.fromYaml(
+                    "injection: {proxyAwaitFrom: {annotation: a.example/config, field: \"\"}}\n"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("injection.proxyAwaitFrom");
   }
 
   @Test

@@ -72,4 +72,42 @@ class IstioInjectCommandTest {
     assertThat(second.code()).isZero();
     assertThat(YAML.readTree(second.out())).isEqualTo(YAML.readTree(first.out()));
   }
+
+  @Test
+  void explainSaysThePodsHoldSettingDecidedProxyAwait() throws Exception {
+    Path config = tmp.resolve("config.yaml");
+    Files.writeString(config, "mesh: istio\n");
+    String pod =
+        """
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: checkout
+          namespace: shop
+          annotations:
+            proxy.istio.io/config: '{"holdApplicationUntilProxyStarts": false}'
+        spec:
+          nodeSelector: {pool: rhel}
+          containers:
+            - {name: checkout, image: ghcr.io/example/checkout:1.4.2}
+        """;
+    Cli.Run run =
+        Cli.runWithStdin(
+            pod,
+            "explain",
+            "-f",
+            "-",
+            "-o",
+            "json",
+            "--cluster",
+            InjectCommandTest.CLUSTER,
+            "--config",
+            config.toString());
+    assertThat(run.code()).as(run.err()).isZero();
+    JsonNode decision = new ObjectMapper().readTree(run.out()).get(0);
+    assertThat(decision.path("proxyAwait").asBoolean(true)).isFalse();
+    assertThat(decision.path("trace").toString())
+        .contains("proxy.istio.io/config holdApplicationUntilProxyStarts: false")
+        .contains("over mesh-injector.io/proxy-await");
+  }
 }
