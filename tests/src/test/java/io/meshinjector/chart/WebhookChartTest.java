@@ -552,7 +552,9 @@ class WebhookChartTest {
     assertThat(texts(rule.path("apiVersions"))).containsExactly("v1");
     assertThat(texts(rule.path("resources"))).containsExactly("pods");
     assertThat(w.has("objectSelector")).isFalse();
-    assertThat(w.has("matchConditions")).isFalse();
+    // one call per pod: a pod that already carries the proxy (a reinvocation) is not sent
+    assertThat(w.path("matchConditions")).hasSize(1);
+    assertThat(w.at("/matchConditions/0/name").asText()).isEqualTo("proxy-not-injected-yet");
 
     JsonNode ref = w.at("/clientConfig/service");
     assertThat(ref.path("name").asText()).isEqualTo(service.at("/metadata/name").asText());
@@ -642,6 +644,40 @@ class WebhookChartTest {
     return true;
   }
 
+  /**
+   * The condition as the API server evaluates it (CEL, with cel-java): a pod without the proxy is
+   * sent, one that carries it as a container or a native sidecar is not; on servers older than
+   * 1.28, which do not serve matchConditions, there is none.
+   */
+  @Test
+  void aPodThatAlreadyCarriesTheProxyIsNotSentAgain() throws Exception {
+    for (String[] mesh : new String[][] {{"linkerd", "linkerd-proxy"}, {"istio", "istio-proxy"}}) {
+      JsonNode w =
+          find(render(t -> t.set("config.mesh", mesh[0])), "MutatingWebhookConfiguration", FULLNAME)
+              .at("/webhooks/0");
+      String expression = w.at("/matchConditions/0/expression").asText();
+      assertThat(MatchConditions.holds(expression, pod(List.of("app"), List.of()))).isTrue();
+      assertThat(MatchConditions.holds(expression, pod(List.of(mesh[1], "app"), List.of())))
+          .isFalse();
+      assertThat(MatchConditions.holds(expression, pod(List.of("app"), List.of(mesh[1]))))
+          .isFalse();
+      assertThat(MatchConditions.holds(expression, pod(List.of("app"), null))).isTrue();
+    }
+    JsonNode old =
+        find(render(t -> t.withKubeVersion("1.27.0")), "MutatingWebhookConfiguration", FULLNAME)
+            .at("/webhooks/0");
+    assertThat(old.has("matchConditions")).isFalse();
+  }
+
+  private static Map<String, Object> pod(List<String> containers, List<String> initContainers) {
+    Map<String, Object> spec = new java.util.LinkedHashMap<>();
+    spec.put("containers", containers.stream().map(n -> Map.of("name", n)).toList());
+    if (initContainers != null) {
+      spec.put("initContainers", initContainers.stream().map(n -> Map.of("name", n)).toList());
+    }
+    return Map.of("spec", spec);
+  }
+
   @Test
   void aUrlReplacesTheServiceInEveryEntry() throws IOException {
     JsonNode mwc =
@@ -711,8 +747,10 @@ class WebhookChartTest {
     // the list replaces the default one; the release namespace stays excluded whatever it says
     assertThat(excludedNamespaces(w)).containsExactly(NS, "kube-public");
     assertThat(w.at("/objectSelector/matchLabels/team").asText()).isEqualTo("shop");
-    assertThat(w.at("/matchConditions/0/name").asText()).isEqualTo("not-host-network");
-    assertThat(w.at("/matchConditions/0/expression").asText())
+    // the chart's own condition first, then the user's
+    assertThat(w.at("/matchConditions/0/name").asText()).isEqualTo("proxy-not-injected-yet");
+    assertThat(w.at("/matchConditions/1/name").asText()).isEqualTo("not-host-network");
+    assertThat(w.at("/matchConditions/1/expression").asText())
         .isEqualTo("!has(object.spec.hostNetwork) || !object.spec.hostNetwork");
   }
 

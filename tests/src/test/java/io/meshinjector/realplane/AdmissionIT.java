@@ -175,6 +175,43 @@ class AdmissionIT {
         .hasSizeGreaterThan(1);
   }
 
+  /**
+   * The API server's own count of calls to our webhook, over a Deployment's pods: one each. After
+   * our patch the ServiceAccount plugin mounts its token into the proxy, and without the chart's
+   * matchCondition the API server would call the webhook a second time per pod.
+   */
+  @Test
+  @Order(1)
+  void theApiServerCallsTheWebhookOncePerPod() {
+    double before = webhookCalls();
+    admin
+        .apps()
+        .deployments()
+        .inNamespace("shop")
+        .resource(
+            Workloads.deployment("once", 10, Map.of(), Workloads.appSpec(Map.of("pool", "rhel"))))
+        .create();
+    List<Pod> pods = Workloads.podsOf(admin, "shop", "once", 10);
+    for (Pod pod : pods) {
+      assertThat(decision(pod)).startsWith("init/nft");
+    }
+    double calls = webhookCalls() - before;
+    System.out.printf("AdmissionIT: %.0f webhook calls for 10 pods%n", calls);
+    assertThat(calls).isEqualTo(10.0);
+  }
+
+  /** apiserver_admission_webhook_admission_duration_seconds_count over our webhook's entries. */
+  static double webhookCalls() {
+    double total = 0;
+    for (String line : admin.raw("/metrics").split("\n")) {
+      if (line.startsWith("apiserver_admission_webhook_admission_duration_seconds_count{")
+          && line.contains("mesh-injector.io\"")) {
+        total += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+      }
+    }
+    return total;
+  }
+
   @Test
   @Order(2)
   void aRefusedPodShowsItsReasonInTheReplicaSetsEvents() {

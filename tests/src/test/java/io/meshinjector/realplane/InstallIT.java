@@ -144,6 +144,11 @@ class InstallIT {
     KubernetesClient admin = PLANE.plane().admin();
     // the NodeCapability CRD is cluster-scoped and belongs to one release at a time
     release.uninstall();
+    // a CRD is deleted in the background, after its objects: wait until it is gone
+    Await.until(
+        "the CRD deleted with its release",
+        Duration.ofSeconds(60),
+        () -> admin.apiextensions().v1().customResourceDefinitions().withName(CRD).get() == null);
     assertThat(admin.namespaces().withName("istio-system").get()).isNull();
     Release istio =
         Release.install(PLANE.plane(), "mi-istio", "mesh-istio", Map.of("config.mesh", "istio"));

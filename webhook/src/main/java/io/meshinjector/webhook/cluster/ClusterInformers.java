@@ -293,6 +293,7 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
           "cluster view in sync: {} nodes, {} cni-ready",
           nodeInformer.getStore().list().size(),
           Set.copyOf(readyCniPods.values()).size());
+      HeapHeadroom.warning(nodeInformer.getStore().list().size()).ifPresent(LOG::warn);
       sources.stream()
           .filter(s -> !s.hasSynced())
           .forEach(
