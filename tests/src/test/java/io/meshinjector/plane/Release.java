@@ -120,6 +120,21 @@ public final class Release {
     return Map.of("admissionWebhook.url", "https://127.0.0.1:" + port + "/mutate");
   }
 
+  /**
+   * A webhook replica as the chart's Deployment runs it, not yet started: the release's config and
+   * TLS files in {@code dir}, a token of the release's ServiceAccount, listening on {@code port}.
+   */
+  public Serve replica(String id, Path dir, int port) throws IOException {
+    return new Serve(
+        id,
+        ServiceAccounts.kubeconfig(plane, namespace, serviceAccount()),
+        namespace,
+        configFile(dir),
+        tlsDir(dir.resolve("tls")),
+        dir,
+        port);
+  }
+
   /** The chart's {@code serve --config} file, as the ConfigMap mounts it. */
   public Path configFile(Path dir) throws IOException {
     ConfigMap cm =

@@ -24,7 +24,6 @@ import io.meshinjector.plane.KubePlane;
 import io.meshinjector.plane.RealPlane;
 import io.meshinjector.plane.Release;
 import io.meshinjector.plane.Serve;
-import io.meshinjector.plane.ServiceAccounts;
 import io.meshinjector.plane.Workloads;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -83,15 +82,7 @@ class AdmissionIT {
     int port = KubePlane.freePort();
     release = Release.install(plane, "mi", NS, Release.urlValue(port));
     Path dir = PLANE.dir("replica");
-    serve =
-        new Serve(
-            "replica",
-            ServiceAccounts.kubeconfig(plane, NS, release.serviceAccount()),
-            NS,
-            release.configFile(dir),
-            release.tlsDir(dir.resolve("tls")),
-            dir,
-            port);
+    serve = release.replica("replica", dir, port);
     serve.start().awaitReady(Duration.ofSeconds(20));
     Await.until(
         "capability labels on every node",

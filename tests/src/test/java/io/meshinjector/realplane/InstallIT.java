@@ -11,7 +11,6 @@ import io.meshinjector.plane.KubePlane;
 import io.meshinjector.plane.RealPlane;
 import io.meshinjector.plane.Release;
 import io.meshinjector.plane.Serve;
-import io.meshinjector.plane.ServiceAccounts;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -48,16 +47,7 @@ class InstallIT {
   }
 
   Serve replica(String id) throws Exception {
-    KubePlane plane = PLANE.plane();
-    Path dir = PLANE.dir(id);
-    return new Serve(
-        id,
-        ServiceAccounts.kubeconfig(plane, NS, release.serviceAccount()),
-        NS,
-        release.configFile(dir),
-        release.tlsDir(dir.resolve("tls")),
-        dir,
-        KubePlane.freePort());
+    return release.replica(id, PLANE.dir(id), KubePlane.freePort());
   }
 
   @Test
@@ -154,16 +144,7 @@ class InstallIT {
         Release.install(PLANE.plane(), "mi-istio", "mesh-istio", Map.of("config.mesh", "istio"));
     try {
       Path dir = PLANE.dir("istio");
-      try (Serve serve =
-          new Serve(
-                  "istio",
-                  ServiceAccounts.kubeconfig(PLANE.plane(), "mesh-istio", istio.serviceAccount()),
-                  "mesh-istio",
-                  istio.configFile(dir),
-                  istio.tlsDir(dir.resolve("tls")),
-                  dir,
-                  KubePlane.freePort())
-              .start()) {
+      try (Serve serve = istio.replica("istio", dir, KubePlane.freePort()).start()) {
         serve.awaitReady(Duration.ofSeconds(10));
         assertThat(serve.log()).contains("cannot read the mesh CNI pods in namespace istio-system");
       }

@@ -9,7 +9,6 @@ import io.meshinjector.plane.RealPlane;
 import io.meshinjector.plane.RealisticNodes;
 import io.meshinjector.plane.Release;
 import io.meshinjector.plane.Serve;
-import io.meshinjector.plane.ServiceAccounts;
 import io.meshinjector.plane.Tls;
 import io.meshinjector.plane.Workloads;
 import java.io.IOException;
@@ -84,14 +83,8 @@ class LargeClusterIT {
     Path dir = PLANE.dir("serve");
     Path gcLog = dir.resolve("gc.log");
     Serve serve =
-        new Serve(
-                "large",
-                ServiceAccounts.kubeconfig(PLANE.plane(), NS, release.serviceAccount()),
-                NS,
-                release.configFile(dir),
-                release.tlsDir(dir.resolve("tls")),
-                dir,
-                KubePlane.freePort())
+        release
+            .replica("large", dir, KubePlane.freePort())
             .withEnv("MESH_INJECTOR_JAVA_OPTS", "-Xlog:gc:file=" + gcLog);
     if (!HEAP.isEmpty()) {
       serve.withEnv("MESH_INJECTOR_MAX_HEAP", HEAP);

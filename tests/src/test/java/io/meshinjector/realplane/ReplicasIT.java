@@ -13,7 +13,6 @@ import io.meshinjector.plane.LoadBalancer;
 import io.meshinjector.plane.RealPlane;
 import io.meshinjector.plane.Release;
 import io.meshinjector.plane.Serve;
-import io.meshinjector.plane.ServiceAccounts;
 import io.meshinjector.plane.Workloads;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -64,19 +63,10 @@ class ReplicasIT {
         admin, "rhel-2", FakeNodes.Shape.of(FakeNodes.RHEL8, "v1.32.6", Map.of("pool", "rhel")));
     balancerPort = KubePlane.freePort();
     release = Release.install(plane, "mi", NS, Release.urlValue(balancerPort));
-    Path kubeconfig = ServiceAccounts.kubeconfig(plane, NS, release.serviceAccount());
     List<Integer> ports = new ArrayList<>();
     for (int i = 0; i < 2; i++) {
       Path dir = PLANE.dir("r" + i);
-      Serve serve =
-          new Serve(
-              "r" + i,
-              kubeconfig,
-              NS,
-              release.configFile(dir),
-              release.tlsDir(dir.resolve("tls")),
-              dir,
-              KubePlane.freePort());
+      Serve serve = release.replica("r" + i, dir, KubePlane.freePort());
       // one after the other, as a Deployment's rollout brings them up on two cores
       replicas.add(serve.start());
       serve.awaitReady(Duration.ofSeconds(60));
