@@ -244,7 +244,8 @@ class ClusterExplainTest {
     server
         .expect()
         .get()
-        .withPath("/apis/mesh-injector.io/v1alpha1/nodecapabilities")
+        // the first page of the list, as the CLI reads it
+        .withPath("/apis/mesh-injector.io/v1alpha1/nodecapabilities?limit=250")
         .andReturn(
             404,
             Map.of(
