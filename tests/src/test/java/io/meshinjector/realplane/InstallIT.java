@@ -11,7 +11,6 @@ import io.meshinjector.plane.KubePlane;
 import io.meshinjector.plane.RealPlane;
 import io.meshinjector.plane.Release;
 import io.meshinjector.plane.Serve;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
@@ -125,31 +124,6 @@ class InstallIT {
           () -> serve.metric(CRD_SOURCE) == 1.0,
           () -> KubePlane.tail(serve.log(), 20));
       assertThat(serve.ready()).isTrue();
-    }
-  }
-
-  @Test
-  @Order(3)
-  void theIstioFlavourInstallsWithoutIstioSystem() throws Exception {
-    KubernetesClient admin = PLANE.plane().admin();
-    // the NodeCapability CRD is cluster-scoped and belongs to one release at a time
-    release.uninstall();
-    // a CRD is deleted in the background, after its objects: wait until it is gone
-    Await.until(
-        "the CRD deleted with its release",
-        Duration.ofSeconds(60),
-        () -> admin.apiextensions().v1().customResourceDefinitions().withName(CRD).get() == null);
-    assertThat(admin.namespaces().withName("istio-system").get()).isNull();
-    Release istio =
-        Release.install(PLANE.plane(), "mi-istio", "mesh-istio", Map.of("config.mesh", "istio"));
-    try {
-      Path dir = PLANE.dir("istio");
-      try (Serve serve = istio.replica("istio", dir, KubePlane.freePort()).start()) {
-        serve.awaitReady(Duration.ofSeconds(10));
-        assertThat(serve.log()).contains("cannot read the mesh CNI pods in namespace istio-system");
-      }
-    } finally {
-      istio.uninstall();
     }
   }
 }

@@ -142,6 +142,8 @@ class LargeClusterIT {
     pb.environment().put("KUBECONFIG", PLANE.plane().adminKubeconfigFile().toString());
     // small enough that the cluster read cannot finish, large enough for the JVM to start
     pb.environment().put("MESH_INJECTOR_MAX_HEAP", "12m");
+    // the JDK's AOT cache needs more than that to start the VM at all (its own error, status 1)
+    pb.environment().put("MESH_INJECTOR_AOT_CACHE", dir.resolve("no-aot-cache").toString());
     Process p = pb.start();
     assertThat(p.waitFor(90, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
     String err = Files.readString(dir.resolve("err"));

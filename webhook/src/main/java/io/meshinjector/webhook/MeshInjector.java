@@ -67,13 +67,7 @@ public final class MeshInjector implements Runnable {
     try {
       code = commandLine().execute(args);
     } catch (OutOfMemoryError e) {
-      System.err.println(
-          "mesh-injector: out of memory ("
-              + e.getMessage()
-              + ", heap limit "
-              + Runtime.getRuntime().maxMemory() / (1024 * 1024)
-              + " MiB): the command did not finish; give it more heap with MESH_INJECTOR_MAX_HEAP"
-              + " (bin/mesh-injector) or -Xmx");
+      System.err.println(outOfMemory(e));
       code = ExitCodes.INTERNAL;
     } catch (RuntimeException | Error e) {
       System.err.println("mesh-injector: internal failure: " + e);
@@ -85,11 +79,27 @@ public final class MeshInjector implements Runnable {
     }
   }
 
+  static String outOfMemory(OutOfMemoryError e) {
+    return "mesh-injector: out of memory ("
+        + e.getMessage()
+        + ", heap limit "
+        + Runtime.getRuntime().maxMemory() / (1024 * 1024)
+        + " MiB): the command did not finish; give it more heap with MESH_INJECTOR_MAX_HEAP"
+        + " (bin/mesh-injector) or -Xmx";
+  }
+
   /** The command line, as {@code main} runs it; tests call {@code execute} on it. */
   public static CommandLine commandLine() {
     CommandLine cli = new CommandLine(new MeshInjector());
     cli.setExecutionExceptionHandler(
         (e, cmd, parsed) -> {
+          // an OutOfMemoryError on a client thread reaches the command wrapped in its failure
+          for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof OutOfMemoryError oom) {
+              cmd.getErr().println(outOfMemory(oom));
+              return ExitCodes.INTERNAL;
+            }
+          }
           cmd.getErr()
               .println("error: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
           return ExitCodes.INPUT;

@@ -1,0 +1,34 @@
+package io.meshinjector.realplane;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.meshinjector.plane.FakeNodes;
+import io.meshinjector.plane.KubePlane;
+import io.meshinjector.plane.RealPlane;
+import io.meshinjector.plane.Release;
+import io.meshinjector.plane.Serve;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The Istio flavour on an empty cluster without {@code istio-system}: a plane of its own, since the
+ * NodeCapability CRD is cluster-scoped and belongs to one release at a time.
+ */
+class IstioInstallIT {
+  @RegisterExtension static final RealPlane PLANE = new RealPlane();
+
+  @Test
+  void theIstioFlavourInstallsWithoutIstioSystemAndAReplicaIsReady() throws Exception {
+    KubePlane plane = PLANE.plane();
+    FakeNodes.create(
+        plane.admin(), "node-a", FakeNodes.Shape.of(FakeNodes.RHEL8, "v1.32.6", Map.of()));
+    assertThat(plane.admin().namespaces().withName("istio-system").get()).isNull();
+    Release istio = Release.install(plane, "mi", "mesh-istio", Map.of("config.mesh", "istio"));
+    try (Serve serve = istio.replica("istio", PLANE.dir("istio"), KubePlane.freePort()).start()) {
+      serve.awaitReady(Duration.ofSeconds(30));
+      assertThat(serve.log()).contains("cannot read the mesh CNI pods in namespace istio-system");
+    }
+  }
+}
