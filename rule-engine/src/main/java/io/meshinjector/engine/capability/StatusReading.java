@@ -23,6 +23,13 @@ public record StatusReading(NodeCapabilityStatus status, List<String> problems) 
     problems = List.copyOf(problems);
   }
 
+  /** Whether {@code problem} cost only a verdict's source label, never the verdict. */
+  public static boolean labelOnly(String problem) {
+    return problem.startsWith(SOURCES + ".") || problem.startsWith(SOURCES + " ");
+  }
+
+  private static final String SOURCES = "status.sources";
+
   public boolean clean() {
     return status != null && problems.isEmpty();
   }
@@ -106,7 +113,7 @@ public record StatusReading(NodeCapabilityStatus status, List<String> problems) 
       return sources;
     }
     if (!(raw instanceof Map<?, ?> map)) {
-      problems.add("status.sources is " + typeOf(raw) + ", not a map");
+      problems.add(SOURCES + " is " + typeOf(raw) + ", not a map");
       return sources;
     }
     for (Map.Entry<?, ?> e : map.entrySet()) {
@@ -119,7 +126,8 @@ public record StatusReading(NodeCapabilityStatus status, List<String> problems) 
           value instanceof String s ? ProbeSource.fromId(s) : Optional.empty();
       if (source.isEmpty()) {
         problems.add(
-            "status.sources."
+            SOURCES
+                + "."
                 + key.get().id()
                 + " is "
                 + (value instanceof String s ? "'" + abbreviate(s) + "'" : typeOf(value))
