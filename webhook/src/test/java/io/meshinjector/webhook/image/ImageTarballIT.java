@@ -456,7 +456,10 @@ class ImageTarballIT {
           mount -o remount,bind,ro "$root/run/tls"
           mount -o remount,bind,ro "$root"
         fi
-        exec $PREFIX chroot --userspec="$user" "$root" /bin/sh -c 'cd "$0" && exec "$@"' "$WORKDIR" "$@"
+        # as root, no --userspec: it would set groups, which a container's root cannot (no SETGID)
+        as=--userspec=$user
+        [ "$user" != 0:0 ] || as=
+        exec $PREFIX chroot $as "$root" /bin/sh -c 'cd "$0" && exec "$@"' "$WORKDIR" "$@"
         """;
     List<String> args =
         new ArrayList<>(
