@@ -31,8 +31,11 @@ jdk=${IMAGE_JDK:-/usr/lib/jvm/temurin-25-jdk-amd64}
 # jdk.zipfs
 modules=${IMAGE_JAVA_MODULES:-java.base,java.compiler,java.desktop,java.instrument,java.logging,java.management,java.naming,java.net.http,java.prefs,java.scripting,java.security.jgss,java.sql,jdk.crypto.ec,jdk.jfr,jdk.management,jdk.naming.dns,jdk.net,jdk.unsupported,jdk.zipfs}
 # glibc (and libgcc_s, which it loads for thread cancellation): all the JVM links against, since
-# Temurin bundles zlib and links libstdc++ statically; busybox: /bin/sh, sed, awk, grep, mktemp...
-packages="libc6 libgcc-s1 busybox-static"
+# Temurin bundles zlib and links libstdc++ statically; busybox: /bin/sh, sed, awk, grep, mktemp,
+# and unshare for the probe's active check; iptables and the libraries it links (its Depends but
+# netbase): iptables-legacy and iptables-nft, which the probe's active check runs
+# (docs/node-probe.md)
+packages="libc6 libgcc-s1 busybox-static iptables libip4tc2 libip6tc2 libxtables12 libmnl0 libnetfilter-conntrack3 libnfnetlink0 libnftnl11"
 stamp=@1
 
 for tool in apt-get dpkg-deb tar sha256sum; do
@@ -69,6 +72,9 @@ done
 find "$rootfs/usr/share/doc" -type f ! -name copyright -delete
 rm -rf "$rootfs/usr/share/lintian" "$rootfs/usr/share/man" "$rootfs/usr/share/locale" \
   "$rootfs/usr/share/i18n"
+# iptables' own links (iptables-legacy, iptables-nft, their -save and -restore) are in the package;
+# the plain names are update-alternatives links its postinst would make: the probe names the
+# backend, so they are left out
 # busybox's applets as links, where no file of the same name exists
 for applet in $("$rootfs/usr/bin/busybox" --list); do
   [ -e "$rootfs/usr/bin/$applet" ] || ln -s busybox "$rootfs/usr/bin/$applet"

@@ -105,6 +105,10 @@ class ProbeChartTest {
     assertThat(texts(caps.at("/cni/enum"))).containsExactly("ready", "absent", "unknown");
     assertThat(texts(caps.at("/native-sidecar/enum")))
         .containsExactly("supported", "unsupported", "unknown");
+    JsonNode sources = status.at("/sources/properties");
+    for (String key : List.of("iptables-legacy", "iptables-nft", "cni")) {
+      assertThat(texts(sources.at("/" + key + "/enum"))).as(key).containsExactly("active", "files");
+    }
     assertThat(status.at("/facts/additionalProperties/type").asText()).isEqualTo("string");
   }
 
@@ -139,7 +143,10 @@ class ProbeChartTest {
     assertThat(String.join(" ", command))
         .startsWith("/app/bin/mesh-injector probe --node $(NODE_NAME) --host-root /host")
         .contains("--interval 5m")
-        .contains("--cni-plugin linkerd-cni");
+        .contains("--cni-plugin linkerd-cni")
+        .as("the active check is off by default")
+        .doesNotContain("--active-check");
+    assertThat(container.at("/securityContext/capabilities").has("add")).isFalse();
     JsonNode nodeName = container.path("env").get(0);
     assertThat(nodeName.path("name").asText()).isEqualTo("NODE_NAME");
     assertThat(nodeName.at("/valueFrom/fieldRef/fieldPath").asText()).isEqualTo("spec.nodeName");
@@ -161,6 +168,37 @@ class ProbeChartTest {
       }
     }
     assertThat(mounted).isEqualTo(new TreeSet<>(PROBE_PATHS));
+  }
+
+  @Test
+  void activeCheckTurnedOnRunsAsRootWithTheCapabilitiesANetworkNamespaceNeedsAndNoMore()
+      throws IOException {
+    JsonNode ds =
+        find(
+            render(t -> t.set("probe.activeCheck.enabled", true)),
+            "DaemonSet",
+            "mi-mesh-injector-probe");
+    JsonNode pod = ds.at("/spec/template/spec");
+    JsonNode container = pod.path("containers").get(0);
+
+    assertThat(texts(container.path("args"))).contains("--active-check");
+    assertThat(pod.at("/securityContext/runAsUser").asInt(-1)).isZero();
+    assertThat(pod.at("/securityContext/runAsNonRoot").asBoolean(true)).isFalse();
+    assertThat(pod.at("/securityContext/seccompProfile/type").asText()).isEqualTo("RuntimeDefault");
+    assertThat(pod.path("hostNetwork").asBoolean(false))
+        .as("the check makes its own namespace; the node's stays out of reach")
+        .isFalse();
+    JsonNode sc = container.path("securityContext");
+    assertThat(sc.path("privileged").asBoolean(true)).isFalse();
+    assertThat(sc.path("readOnlyRootFilesystem").asBoolean()).isTrue();
+    assertThat(texts(sc.at("/capabilities/drop"))).containsExactly("ALL");
+    assertThat(texts(sc.at("/capabilities/add")))
+        .containsExactlyInAnyOrder("SYS_ADMIN", "NET_ADMIN", "NET_RAW");
+    // the API server refuses allowPrivilegeEscalation: false next to SYS_ADMIN
+    assertThat(sc.path("allowPrivilegeEscalation").asBoolean(false)).isTrue();
+    // the same read-only host paths as the passive probe, and the writable /tmp for iptables' lock
+    assertThat(container.path("volumeMounts").findValuesAsText("mountPath"))
+        .contains("/tmp", "/host/proc/modules");
   }
 
   @Test

@@ -40,6 +40,7 @@ class ValuesSchemaTest {
         Arguments.of("config.webhook.port", "70000", "/config/webhook/port"),
         Arguments.of("shutdown.drainSeconds", "-5", "/shutdown/drainSeconds"),
         Arguments.of("probe.interval", "often", "/probe/interval"),
+        Arguments.of("probe.activeCheck.enabled", "sometimes", "/probe/activeCheck/enabled"),
         Arguments.of("image.pullPolicy", "Sometimes", "/image/pullPolicy"));
   }
 
@@ -108,6 +109,7 @@ class ValuesSchemaTest {
         Arguments.of("config.policy.preference[0]", "init/plain"),
         Arguments.of("tls.mode", "cert-manager"),
         Arguments.of("shutdown.preStopSeconds", "0"),
-        Arguments.of("probe.interval", "90s"));
+        Arguments.of("probe.interval", "90s"),
+        Arguments.of("probe.activeCheck.enabled", "true"));
   }
 }

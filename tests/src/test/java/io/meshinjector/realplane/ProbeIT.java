@@ -102,6 +102,9 @@ class ProbeIT {
     Map<String, Object> status =
         (Map<String, Object>) written.getAdditionalProperties().get("status");
     assertThat(status).containsKeys("observedAt", "capabilities");
+    // the API server prunes what the CRD's schema does not declare: sources must survive it
+    assertThat(status.get("sources"))
+        .isEqualTo(Map.of("iptables-legacy", "files", "iptables-nft", "files", "cni", "files"));
 
     GenericKubernetesResource other =
         admin

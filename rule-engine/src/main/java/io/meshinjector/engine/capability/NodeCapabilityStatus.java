@@ -6,6 +6,7 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The {@code status} of a {@code NodeCapability} object (group {@code mesh-injector.io}, version
@@ -15,9 +16,14 @@ import java.util.Objects;
  * @param observedAt when the probe measured; verdicts older than {@code probeTtl} count as unknown
  * @param capabilities the probe's verdict per key; keys it did not measure are absent
  * @param facts what the verdicts rest on, e.g. {@code missingModules: ip_tables,iptable_nat}
+ * @param sources how the probe reached each verdict ({@code active} or {@code files}); empty for a
+ *     probe older than the active check, which only read files
  */
 public record NodeCapabilityStatus(
-    Instant observedAt, Map<CapabilityKey, Verdict> capabilities, Map<String, String> facts) {
+    Instant observedAt,
+    Map<CapabilityKey, Verdict> capabilities,
+    Map<String, String> facts,
+    Map<CapabilityKey, ProbeSource> sources) {
 
   public static final String GROUP = "mesh-injector.io";
   public static final String VERSION = "v1alpha1";
@@ -40,6 +46,21 @@ public record NodeCapabilityStatus(
     }
     capabilities = Collections.unmodifiableMap(caps);
     facts = facts == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(facts));
+    sources =
+        sources == null || sources.isEmpty()
+            ? Map.of()
+            : Collections.unmodifiableMap(new EnumMap<>(sources));
+  }
+
+  /** A status without sources, as a probe before the active check wrote it. */
+  public NodeCapabilityStatus(
+      Instant observedAt, Map<CapabilityKey, Verdict> capabilities, Map<String, String> facts) {
+    this(observedAt, capabilities, facts, Map.of());
+  }
+
+  /** How the probe reached {@code key}'s verdict, if it said. */
+  public Optional<ProbeSource> source(CapabilityKey key) {
+    return Optional.ofNullable(sources.get(key));
   }
 
   /** The status as the plain map written under {@code status} of the resource. */
@@ -50,6 +71,11 @@ public record NodeCapabilityStatus(
     capabilities.forEach((k, v) -> caps.put(k.id(), v.id()));
     out.put("capabilities", caps);
     out.put("facts", new LinkedHashMap<>(facts));
+    if (!sources.isEmpty()) {
+      Map<String, String> how = new LinkedHashMap<>();
+      sources.forEach((k, v) -> how.put(k.id(), v.id()));
+      out.put("sources", how);
+    }
     return out;
   }
 
@@ -88,6 +114,29 @@ public record NodeCapabilityStatus(
     if (status.get("facts") instanceof Map<?, ?> raw) {
       raw.forEach((k, v) -> facts.put(String.valueOf(k), String.valueOf(v)));
     }
-    return new NodeCapabilityStatus(observedAt, caps, facts);
+    Map<CapabilityKey, ProbeSource> sources = new EnumMap<>(CapabilityKey.class);
+    if (status.get("sources") instanceof Map<?, ?> raw) {
+      for (Map.Entry<?, ?> e : raw.entrySet()) {
+        var key = CapabilityKey.fromId(String.valueOf(e.getKey()));
+        if (key.isEmpty()) {
+          continue;
+        }
+        String id = String.valueOf(e.getValue());
+        sources.put(
+            key.get(),
+            ProbeSource.fromId(id)
+                .orElseThrow(
+                    () ->
+                        new IllegalArgumentException(
+                            "NodeCapability status.sources."
+                                + key.get().id()
+                                + " '"
+                                + id
+                                + "' is not one of [active, files]")));
+      }
+    } else if (status.get("sources") != null) {
+      throw new IllegalArgumentException("NodeCapability status.sources is not a map");
+    }
+    return new NodeCapabilityStatus(observedAt, caps, facts, sources);
   }
 }

@@ -7,6 +7,7 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * A {@code NodeCapability}'s {@code status} as written by whoever could write it, read without
@@ -21,6 +22,13 @@ public record StatusReading(NodeCapabilityStatus status, List<String> problems) 
   public StatusReading {
     problems = List.copyOf(problems);
   }
+
+  /** Whether {@code problem} cost only a verdict's source label, never the verdict. */
+  public static boolean labelOnly(String problem) {
+    return problem.startsWith(SOURCES + ".") || problem.startsWith(SOURCES + " ");
+  }
+
+  private static final String SOURCES = "status.sources";
 
   public boolean clean() {
     return status != null && problems.isEmpty();
@@ -40,11 +48,12 @@ public record StatusReading(NodeCapabilityStatus status, List<String> problems) 
     Instant observedAt = observedAt(status.get("observedAt"), problems);
     Map<CapabilityKey, Verdict> caps = capabilities(status.get("capabilities"), problems);
     Map<String, String> facts = facts(status.get("facts"), problems);
+    Map<CapabilityKey, ProbeSource> sources = sources(status.get("sources"), problems);
     if (observedAt == null) {
       // without a time the verdicts cannot expire, so none of them can be used
       return new StatusReading(null, problems);
     }
-    return new StatusReading(new NodeCapabilityStatus(observedAt, caps, facts), problems);
+    return new StatusReading(new NodeCapabilityStatus(observedAt, caps, facts, sources), problems);
   }
 
   private static Instant observedAt(Object observed, List<String> problems) {
@@ -95,6 +104,39 @@ public record StatusReading(NodeCapabilityStatus status, List<String> problems) 
       caps.put(key.get(), verdict.get());
     }
     return caps;
+  }
+
+  /** Sources only label verdicts for a reader: a bad one is dropped, never the verdict. */
+  private static Map<CapabilityKey, ProbeSource> sources(Object raw, List<String> problems) {
+    Map<CapabilityKey, ProbeSource> sources = new EnumMap<>(CapabilityKey.class);
+    if (raw == null) {
+      return sources;
+    }
+    if (!(raw instanceof Map<?, ?> map)) {
+      problems.add(SOURCES + " is " + typeOf(raw) + ", not a map");
+      return sources;
+    }
+    for (Map.Entry<?, ?> e : map.entrySet()) {
+      var key = CapabilityKey.fromId(String.valueOf(e.getKey()));
+      if (key.isEmpty()) {
+        continue;
+      }
+      Object value = e.getValue();
+      Optional<ProbeSource> source =
+          value instanceof String s ? ProbeSource.fromId(s) : Optional.empty();
+      if (source.isEmpty()) {
+        problems.add(
+            SOURCES
+                + "."
+                + key.get().id()
+                + " is "
+                + (value instanceof String s ? "'" + abbreviate(s) + "'" : typeOf(value))
+                + ", not one of [active, files]");
+        continue;
+      }
+      sources.put(key.get(), source.get());
+    }
+    return sources;
   }
 
   private static Map<String, String> facts(Object raw, List<String> problems) {

@@ -136,7 +136,9 @@ public final class InMemoryClusterView implements ClusterView {
             + problems
             + (reading.status() == null
                 ? "; all its verdicts count as unknown"
-                : "; those verdicts count as unknown"));
+                : reading.problems().stream().allMatch(StatusReading::labelOnly)
+                    ? "; the verdicts stand, without that label"
+                    : "; those verdicts count as unknown"));
   }
 
   public static boolean isNodeCapability(HasMetadata object) {

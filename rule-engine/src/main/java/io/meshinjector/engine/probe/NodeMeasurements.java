@@ -1,5 +1,8 @@
 package io.meshinjector.engine.probe;
 
+import io.meshinjector.engine.capability.CapabilityKey;
+import java.util.Map;
+
 /**
  * Everything the probe's edge read from one node, as text and parsed values; each part is either
  * there or comes with the reason it is not. {@link ProbeVerdicts} turns it into the node's status.
@@ -10,6 +13,7 @@ package io.meshinjector.engine.probe;
  * @param iptables the host's iptables, or null with {@code iptablesProblem} (a fault in the probe)
  * @param cni what the probe found about the mesh CNI
  * @param selinux the SELinux fact, e.g. {@code enforcing}
+ * @param active the active check's result per iptables key; empty when the check is off
  */
 public record NodeMeasurements(
     String osRelease,
@@ -21,4 +25,36 @@ public record NodeMeasurements(
     HostIptables iptables,
     String iptablesProblem,
     CniMeasurement cni,
-    String selinux) {}
+    String selinux,
+    Map<CapabilityKey, ActiveCheck.Result> active) {
+
+  public NodeMeasurements {
+    active = active == null ? Map.of() : Map.copyOf(active);
+  }
+
+  /** Measurements of a probe with the active check off: files only. */
+  public NodeMeasurements(
+      String osRelease,
+      String osProblem,
+      String kernel,
+      String kernelProblem,
+      KernelModules modules,
+      String modulesProblem,
+      HostIptables iptables,
+      String iptablesProblem,
+      CniMeasurement cni,
+      String selinux) {
+    this(
+        osRelease,
+        osProblem,
+        kernel,
+        kernelProblem,
+        modules,
+        modulesProblem,
+        iptables,
+        iptablesProblem,
+        cni,
+        selinux,
+        Map.of());
+  }
+}

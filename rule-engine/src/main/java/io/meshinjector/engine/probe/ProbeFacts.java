@@ -26,10 +26,24 @@ public final class ProbeFacts {
   public static final String SELINUX = "selinux";
   public static final String REASON_PREFIX = "reason.";
 
+  /** {@code active.<key>}: what the active check saw, whatever decided the verdict. */
+  public static final String ACTIVE_PREFIX = "active.";
+
+  /** {@code files.<key>}: the verdict the node's files alone give, and why. */
+  public static final String FILES_PREFIX = "files.";
+
   private ProbeFacts() {}
 
   public static String reasonKey(CapabilityKey key) {
     return REASON_PREFIX + key.id();
+  }
+
+  public static String activeKey(CapabilityKey key) {
+    return ACTIVE_PREFIX + key.id();
+  }
+
+  public static String filesKey(CapabilityKey key) {
+    return FILES_PREFIX + key.id();
   }
 
   /** A fact the probe could not measure, with why. */

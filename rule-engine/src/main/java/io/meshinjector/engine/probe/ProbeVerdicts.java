@@ -4,6 +4,7 @@ import static io.meshinjector.engine.probe.ProbeFacts.unknown;
 
 import io.meshinjector.engine.capability.CapabilityKey;
 import io.meshinjector.engine.capability.NodeCapabilityStatus;
+import io.meshinjector.engine.capability.ProbeSource;
 import io.meshinjector.engine.capability.Verdict;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -44,14 +45,16 @@ public final class ProbeVerdicts {
       legacy = Outcome.unknown(m.modulesProblem());
       nft = legacy;
     }
-    record(CapabilityKey.IPTABLES_LEGACY, legacy, caps, facts, findings);
-    record(CapabilityKey.IPTABLES_NFT, nft, caps, facts, findings);
+    Map<CapabilityKey, ProbeSource> sources = new EnumMap<>(CapabilityKey.class);
+    recordIptables(CapabilityKey.IPTABLES_LEGACY, legacy, m, caps, facts, sources, findings);
+    recordIptables(CapabilityKey.IPTABLES_NFT, nft, m, caps, facts, sources, findings);
 
     Outcome cni =
         m.cni() != null
             ? CniVerdict.decide(m.cni(), m.iptables(), options, facts)
             : Outcome.unknown("the CNI was not measured");
-    record(CapabilityKey.CNI, cni, caps, facts, findings);
+    sources.put(CapabilityKey.CNI, ProbeSource.FILES);
+    record(CapabilityKey.CNI, new Sourced(cni, ProbeSource.FILES), caps, facts, findings);
 
     String selinux = m.selinux() != null ? m.selinux() : unknown("not measured");
     facts.put(ProbeFacts.SELINUX, selinux);
@@ -71,7 +74,7 @@ public final class ProbeVerdicts {
             + " ("
             + facts.getOrDefault(ProbeFacts.HOST_IPTABLES_LINK, "?")
             + ")");
-    return new ProbeReport(new NodeCapabilityStatus(observedAt, caps, facts), findings);
+    return new ProbeReport(new NodeCapabilityStatus(observedAt, caps, facts, sources), findings);
   }
 
   private static void osFacts(NodeMeasurements m, Map<String, String> facts) {
@@ -101,14 +104,76 @@ public final class ProbeVerdicts {
             : unknown(iptables.problem()));
   }
 
+  private static void recordIptables(
+      CapabilityKey key,
+      Outcome files,
+      NodeMeasurements m,
+      Map<CapabilityKey, Verdict> caps,
+      Map<String, String> facts,
+      Map<CapabilityKey, ProbeSource> sources,
+      List<String> findings) {
+    Sourced verdict = combine(key, files, m.active().get(key), facts);
+    sources.put(key, verdict.source());
+    record(key, verdict, caps, facts, findings);
+  }
+
+  /** A verdict and how the probe reached it. */
+  private record Sourced(Outcome outcome, ProbeSource source) {}
+
+  /**
+   * What the node did when tried beats what its files suggest: a kernel with netfilter built in and
+   * no module files says nothing in its files, and a module listed as present may still fail to
+   * load. The files stay as the fallback, and as the explanation of a failure (which module is
+   * missing).
+   */
+  private static Sourced combine(
+      CapabilityKey key, Outcome files, ActiveCheck.Result active, Map<String, String> facts) {
+    if (active == null) {
+      return new Sourced(files, ProbeSource.FILES);
+    }
+    facts.put(ProbeFacts.activeKey(key), describe(active));
+    facts.put(ProbeFacts.filesKey(key), files.verdict().id() + ": " + files.reason());
+    if (active instanceof ActiveCheck.Worked w) {
+      return new Sourced(new Outcome(Verdict.AVAILABLE, w.text()), ProbeSource.ACTIVE);
+    }
+    if (active instanceof ActiveCheck.Failed f) {
+      String explanation =
+          files.verdict() == Verdict.UNKNOWN
+              ? ""
+              : "; the node's files say " + files.verdict().id() + ": " + files.reason();
+      return new Sourced(
+          new Outcome(Verdict.UNAVAILABLE, f.text() + explanation), ProbeSource.ACTIVE);
+    }
+    return new Sourced(
+        new Outcome(files.verdict(), files.reason() + "; active check not run: " + active.text()),
+        ProbeSource.FILES);
+  }
+
+  private static String describe(ActiveCheck.Result r) {
+    String what =
+        r instanceof ActiveCheck.Worked
+            ? "available"
+            : r instanceof ActiveCheck.Failed ? "unavailable" : "not run";
+    return what + ": " + r.text();
+  }
+
   private static void record(
       CapabilityKey key,
-      Outcome outcome,
+      Sourced sourced,
       Map<CapabilityKey, Verdict> caps,
       Map<String, String> facts,
       List<String> findings) {
+    Outcome outcome = sourced.outcome();
     caps.put(key, outcome.verdict());
     facts.put(ProbeFacts.reasonKey(key), outcome.reason());
-    findings.add(key.id() + ": " + outcome.verdict().id() + " - " + outcome.reason());
+    findings.add(
+        key.id()
+            + ": "
+            + outcome.verdict().id()
+            + " - "
+            + outcome.reason()
+            + " ["
+            + sourced.source().id()
+            + "]");
   }
 }

@@ -4,6 +4,7 @@ import io.meshinjector.engine.capability.CapabilityKey;
 import io.meshinjector.engine.capability.NodeCapabilities;
 import io.meshinjector.engine.capability.NodeCapabilityStatus;
 import io.meshinjector.engine.capability.NodeInference;
+import io.meshinjector.engine.capability.ProbeSource;
 import io.meshinjector.engine.capability.Source;
 import io.meshinjector.engine.capability.SourcedVerdict;
 import io.meshinjector.engine.capability.Verdict;
@@ -106,10 +107,13 @@ public final class CapabilityResolver {
         unknownWhy = unusable;
       } else if (v != null && v != Verdict.UNKNOWN) {
         String reason = probe.facts().get("reason." + key.id());
+        // say how the probe knew: a verdict it proved by running iptables reads differently from
+        // one it inferred from the node's files
+        String how = probe.source(key).map(s -> ", " + howMeasured(s)).orElse("");
         return new SourcedVerdict(
             v,
             Source.PROBE,
-            "observed " + probe.observedAt() + (reason == null ? "" : ", " + reason));
+            "observed " + probe.observedAt() + how + (reason == null ? "" : ", " + reason));
       } else if (v == Verdict.UNKNOWN) {
         String reason = probe.facts().get("reason." + key.id());
         unknownWhy = "probe could not tell" + (reason == null ? "" : ": " + reason);
@@ -126,6 +130,13 @@ public final class CapabilityResolver {
       return inf;
     }
     return SourcedVerdict.unknown(unknownWhy);
+  }
+
+  private static String howMeasured(ProbeSource source) {
+    return switch (source) {
+      case ACTIVE -> "active check";
+      case FILES -> "from the node's files";
+    };
   }
 
   /**

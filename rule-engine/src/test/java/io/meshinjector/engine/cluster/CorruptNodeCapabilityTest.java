@@ -253,4 +253,37 @@ class CorruptNodeCapabilityTest {
     assertThat(view.upsert(r)).isTrue();
     assertThat(warnings).containsExactly("NodeCapability without metadata.name ignored");
   }
+
+  @Test
+  void theProbesSourceIsNamedInTheVerdictAndABadSourceIsWarnedAboutWithoutCostingTheVerdict() {
+    List<String> warnings = new ArrayList<>();
+    InMemoryClusterView view =
+        new InMemoryClusterView(EngineConfig.defaults().capabilities(), warnings::add);
+    view.upsert(K8s.node("n1", K8s.RHEL8, "v1.31.0"));
+    Map<String, Object> status =
+        status(
+            GOOD_TIME,
+            GOOD_CAPS,
+            Map.of(
+                "reason.iptables-legacy",
+                "iptables-legacy created a nat chain with a REDIRECT rule in a new network"
+                    + " namespace and read it back"));
+    status.put("sources", Map.of("iptables-legacy", "active", "iptables-nft", "files", "cni", 7));
+    view.upsert(capability("n1", status));
+    NodeCapabilities caps = view.nodes(NOW).capabilities("n1").orElseThrow();
+
+    assertThat(caps.get(IPTABLES_LEGACY).toString())
+        .isEqualTo(
+            "available (probe: observed 2026-11-20T10:20:00Z, active check, iptables-legacy"
+                + " created a nat chain with a REDIRECT rule in a new network namespace and read"
+                + " it back)");
+    assertThat(caps.get(IPTABLES_NFT).detail()).contains(", from the node's files");
+    // a bad source only loses its label: the verdict stands
+    assertThat(caps.get(CNI).source()).isEqualTo(Source.PROBE);
+    assertThat(caps.get(CNI).detail()).doesNotContain("active").doesNotContain("files");
+    assertThat(warnings)
+        .containsExactly(
+            "NodeCapability 'n1': status.sources.cni is a number (7), not one of [active,"
+                + " files]; the verdicts stand, without that label");
+  }
 }

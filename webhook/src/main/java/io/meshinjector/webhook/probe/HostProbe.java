@@ -1,5 +1,7 @@
 package io.meshinjector.webhook.probe;
 
+import io.meshinjector.engine.capability.CapabilityKey;
+import io.meshinjector.engine.probe.ActiveCheck;
 import io.meshinjector.engine.probe.CniMeasurement;
 import io.meshinjector.engine.probe.HostIptables;
 import io.meshinjector.engine.probe.KernelModules;
@@ -12,6 +14,7 @@ import io.meshinjector.engine.probe.Selinux;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
@@ -28,18 +31,31 @@ public final class HostProbe {
 
   private final HostRoot host;
   private final ProbeOptions options;
+  private final ActiveIptablesCheck active;
 
   public HostProbe(Path hostRoot) {
     this(hostRoot, ProbeOptions.defaults());
   }
 
   public HostProbe(Path hostRoot, ProbeOptions options) {
-    this(new HostRoot(Objects.requireNonNull(hostRoot, "hostRoot")), options);
+    this(hostRoot, options, null);
+  }
+
+  /**
+   * @param active the active iptables check, or null to read the node's files only
+   */
+  public HostProbe(Path hostRoot, ProbeOptions options, ActiveIptablesCheck active) {
+    this(new HostRoot(Objects.requireNonNull(hostRoot, "hostRoot")), options, active);
   }
 
   HostProbe(HostRoot host, ProbeOptions options) {
+    this(host, options, null);
+  }
+
+  HostProbe(HostRoot host, ProbeOptions options, ActiveIptablesCheck active) {
     this.host = Objects.requireNonNull(host, "host");
     this.options = Objects.requireNonNull(options, "options");
+    this.active = active;
   }
 
   /** Measures the node now; {@code observedAt} is stamped on the status. */
@@ -106,6 +122,15 @@ public final class HostProbe {
     } catch (RuntimeException e) {
       selinux = ProbeFacts.unknown(ProbeFacts.internal(e));
     }
+    Map<CapabilityKey, ActiveCheck.Result> tried = Map.of();
+    if (active != null) {
+      try {
+        tried = active.run();
+      } catch (RuntimeException e) {
+        ActiveCheck.Result failed = new ActiveCheck.NotRun(ProbeFacts.internal(e));
+        tried = Map.of(CapabilityKey.IPTABLES_LEGACY, failed, CapabilityKey.IPTABLES_NFT, failed);
+      }
+    }
     return new NodeMeasurements(
         osRelease,
         osProblem,
@@ -116,7 +141,8 @@ public final class HostProbe {
         iptables,
         iptablesProblem,
         cni,
-        selinux);
+        selinux,
+        tried);
   }
 
   private KernelModules modules(String kernel, String kernelProblem) {

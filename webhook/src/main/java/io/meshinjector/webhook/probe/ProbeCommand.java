@@ -22,8 +22,10 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code probe --node NAME [--host-root DIR] [--dry-run] [-o yaml|json] [--interval DURATION]}:
- * measures this node from its mounted file system and writes the node's {@code NodeCapability}.
+ * {@code probe --node NAME [--host-root DIR] [--dry-run] [-o yaml|json] [--interval DURATION]
+ * [--active-check [--iptables-dir DIR]]}: measures this node from its mounted file system (and,
+ * with {@code --active-check}, by trying its iptables backends) and writes the node's {@code
+ * NodeCapability}.
  *
  * <p>Plain picocli without Spring, so the DaemonSet pod on every node starts fast and small.
  */
@@ -76,6 +78,22 @@ public final class ProbeCommand implements Callable<Integer> {
       description = "The mesh CNI plugin's type in the conflist (default: ${DEFAULT-VALUE}).")
   String cniPlugin;
 
+  @Option(
+      names = "--active-check",
+      description =
+          "Also try iptables-legacy and iptables-nft in a new network namespace (needs"
+              + " CAP_SYS_ADMIN, NET_ADMIN and NET_RAW); the verdict then rests on what the node"
+              + " did, the files explain it.")
+  boolean activeCheck;
+
+  @Option(
+      names = "--iptables-dir",
+      defaultValue = "/usr/sbin",
+      description =
+          "Where the probe's own iptables-legacy and iptables-nft (and their -save) are, for"
+              + " --active-check (default: ${DEFAULT-VALUE}).")
+  Path iptablesDir;
+
   @Spec CommandLine.Model.CommandSpec spec;
 
   private final Supplier<KubernetesClient> clients;
@@ -107,7 +125,13 @@ public final class ProbeCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    HostProbe probe = new HostProbe(hostRoot, ProbeOptions.defaults().withCniPluginType(cniPlugin));
+    HostProbe probe =
+        new HostProbe(
+            hostRoot,
+            ProbeOptions.defaults().withCniPluginType(cniPlugin),
+            activeCheck
+                ? new ActiveIptablesCheck(iptablesDir, ActiveIptablesCheck.DEFAULT_TIMEOUT)
+                : null);
     if (dryRun) {
       ProbeReport report = probe.probe(clock.instant());
       out.print(render(report.toResource(node), output));

@@ -145,4 +145,27 @@ class ExplainCommandTest {
         .contains("mixed/Deployment/web  skip injection-disabled")
         .contains("namespace mixed carries both inject: enabled and mesh-injector.io/inject");
   }
+
+  @Test
+  void showsTheActiveChecksVerdictAndItsSource() throws Exception {
+    String pod =
+        Path.of(ExplainCommandTest.class.getResource("/manifests/active-check.yaml").toURI())
+            .toString();
+    String cluster = Reviews.testCluster("active-check.yaml").toString();
+
+    Cli.Run run = Cli.run("explain", "-f", pod, "--cluster", cluster);
+
+    assertThat(run.code()).as(run.err()).isZero();
+    assertThat(run.out())
+        .contains(
+            "iptables-legacy unavailable (probe: observed 2099-01-01T00:00:00Z, active check,"
+                + " iptables-legacy -t nat -N MESH_INJECTOR_PROBE failed: iptables v1.8.9"
+                + " (legacy): can't initialize iptables table `nat': Table does not exist (do you"
+                + " need to insmod?))")
+        .contains(
+            "iptables-nft available (probe: observed 2099-01-01T00:00:00Z, active check,"
+                + " iptables-nft created a nat chain with a REDIRECT rule in a new network"
+                + " namespace and read it back (iptables-nft-save v1.8.9 (nf_tables)))")
+        .contains("cni absent (probe: observed 2099-01-01T00:00:00Z, from the node's files,");
+  }
 }

@@ -334,6 +334,91 @@ class ImageTarballIT {
     }
   }
 
+  @Test
+  void theProbesActiveCheckRunsTheImagesOwnIptablesAsTheDaemonSetWould() throws Exception {
+    assumeTrue("0".equals(run("id", "-u").strip()), "not root: cannot chroot into the layers");
+    for (String tool : List.of("unshare", "chroot", "mount", "tar", "setpriv")) {
+      assumeTrue(!run("sh", "-c", "command -v " + tool).isBlank(), tool + " not found");
+    }
+    assumeTrue(
+        !run("unshare", "--mount", "--pid", "--fork", "true").contains("(exit"),
+        "no mount namespaces here (a container without CAP_SYS_ADMIN?)");
+    // the binaries come from the image's own Debian packages, not from the machine running this
+    for (String bin :
+        List.of("iptables-legacy", "iptables-legacy-save", "iptables-nft", "iptables-nft-save")) {
+      assertExecutable("usr/sbin/" + bin);
+    }
+    assertExecutable("usr/bin/unshare");
+    Path root = Files.createTempDirectory("mesh-injector-image-root");
+    try {
+      Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwxr-xr-x"));
+      for (Path layer : layers) {
+        String out = run("tar", "-xzf", layer.toString(), "-C", root.toString());
+        assertThat(out).as("unpacking " + layer.getFileName()).doesNotContain("(exit");
+      }
+      Files.createDirectories(root.resolve("run/tls"));
+      // the chart's probe.activeCheck: uid 0, a read-only root, a tmpfs /tmp, and only SYS_ADMIN,
+      // NET_ADMIN and NET_RAW (SYS_CHROOT as well, which chroot needs to get there)
+      List<String> capabilities =
+          List.of(
+              "setpriv",
+              "--inh-caps=-all",
+              "--bounding-set=-all,+sys_admin,+net_admin,+net_raw,+sys_chroot");
+      Path out = Files.createTempFile("mesh-injector-image-probe", ".json");
+      Path err = Files.createTempFile("mesh-injector-image-probe", ".log");
+      Process probe =
+          inImage(
+                  root,
+                  "0:0",
+                  true,
+                  capabilities,
+                  List.of(
+                      "/app/bin/mesh-injector",
+                      "probe",
+                      "--node",
+                      "image-test",
+                      "--host-root",
+                      "/host",
+                      "--dry-run",
+                      "-o",
+                      "json",
+                      "--active-check"),
+                  Map.of())
+              .redirectErrorStream(false)
+              .redirectOutput(out.toFile())
+              .redirectError(err.toFile())
+              .start();
+      boolean finished = probe.waitFor(120, TimeUnit.SECONDS);
+      if (!finished) {
+        probe.descendants().forEach(ProcessHandle::destroyForcibly);
+        probe.destroyForcibly();
+      }
+      String json = Files.readString(out);
+      String log = Files.readString(err);
+      Files.deleteIfExists(out);
+      Files.deleteIfExists(err);
+      assertThat(finished).as("the probe finished within 120 s; " + log).isTrue();
+      assertThat(probe.exitValue()).as(json + log).isZero();
+      System.out.print("image's active check: " + json);
+      JsonObject status;
+      try (JsonReader reader = Json.createReader(new StringReader(json))) {
+        status = reader.readObject().getJsonObject("status");
+      }
+      for (String key : List.of("iptables-legacy", "iptables-nft")) {
+        assertThat(status.getJsonObject("capabilities").getString(key))
+            .as(key)
+            .isEqualTo("available");
+        assertThat(status.getJsonObject("sources").getString(key)).as(key).isEqualTo("active");
+        assertThat(status.getJsonObject("facts").getString("reason." + key))
+            .as(key)
+            .startsWith(
+                key + " created a nat chain with a REDIRECT rule in a new network namespace");
+      }
+    } finally {
+      delete(root);
+    }
+  }
+
   /**
    * A process running {@code command} inside {@code root} as a container runtime would: a private
    * mount and PID namespace (so it all goes when the process ends), proc, the usual device nodes, a
@@ -341,10 +426,24 @@ class ImageTarballIT {
    */
   private static ProcessBuilder inImage(
       Path root, String user, List<String> command, Map<String, String> extraEnv) {
+    return inImage(root, user, !"0:0".equals(user), List.of(), command, extraEnv);
+  }
+
+  /**
+   * @param readOnly the root file system mounted read-only, as the chart's pods have it
+   * @param prefix run before chroot, e.g. setpriv to give root only a container's capabilities
+   */
+  private static ProcessBuilder inImage(
+      Path root,
+      String user,
+      boolean readOnly,
+      List<String> prefix,
+      List<String> command,
+      Map<String, String> extraEnv) {
     String script =
         """
         set -eu
-        root=$1; user=$2; shift 2
+        root=$1; user=$2; ro=$3; shift 3
         mount --bind "$root" "$root"
         mount -t proc proc "$root/proc"
         mount -t tmpfs -o mode=755 tmpfs "$root/dev"
@@ -353,11 +452,14 @@ class ImageTarballIT {
         done
         mount -t tmpfs -o mode=1777 tmpfs "$root/tmp"
         mount --bind "$root/run/tls" "$root/run/tls"
-        if [ "$user" != 0:0 ]; then
+        if [ "$ro" = ro ]; then
           mount -o remount,bind,ro "$root/run/tls"
           mount -o remount,bind,ro "$root"
         fi
-        exec chroot --userspec="$user" "$root" /bin/sh -c 'cd "$0" && exec "$@"' "$WORKDIR" "$@"
+        # as root, no --userspec: it would set groups, which a container's root cannot (no SETGID)
+        as=--userspec=$user
+        [ "$user" != 0:0 ] || as=
+        exec $PREFIX chroot $as "$root" /bin/sh -c 'cd "$0" && exec "$@"' "$WORKDIR" "$@"
         """;
     List<String> args =
         new ArrayList<>(
@@ -372,7 +474,8 @@ class ImageTarballIT {
                 script,
                 "sh",
                 root.toString(),
-                user));
+                user,
+                readOnly ? "ro" : "rw"));
     args.addAll(command);
     ProcessBuilder builder = new ProcessBuilder(args).redirectErrorStream(true);
     Map<String, String> environment = builder.environment();
@@ -380,6 +483,8 @@ class ImageTarballIT {
     environment.putAll(env());
     environment.put("HOME", "/nonexistent");
     environment.put("WORKDIR", config.getJsonObject("config").getString("WorkingDir"));
+    // the host's setpriv, outside the chroot; unset, word-split to nothing
+    environment.put("PREFIX", String.join(" ", prefix));
     environment.putAll(extraEnv);
     return builder;
   }
