@@ -42,6 +42,18 @@ public final class Workloads {
     return ns;
   }
 
+  /** Waits for the leader to label {@code name} for the chart's fail-closed webhook entry. */
+  public static void awaitInjectionLabel(KubernetesClient admin, String name, Duration limit) {
+    Await.until(
+        name + " labelled mesh-injector.io/injection=enabled",
+        limit,
+        () -> {
+          Map<String, String> labels =
+              admin.namespaces().withName(name).get().getMetadata().getLabels();
+          return labels != null && "enabled".equals(labels.get("mesh-injector.io/injection"));
+        });
+  }
+
   public static PodSpec appSpec(Map<String, String> nodeSelector) {
     return new PodSpecBuilder()
         .withNodeSelector(nodeSelector)

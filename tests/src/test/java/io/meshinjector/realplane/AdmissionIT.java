@@ -447,19 +447,7 @@ class AdmissionIT {
   @Test
   @Order(99)
   void withTheWebhookDownOnlyNamespacesThatOptedInAreHeldBack() throws Exception {
-    Await.until(
-        "shop labelled mesh-injector.io/injection=enabled",
-        Duration.ofSeconds(10),
-        () ->
-            "enabled"
-                .equals(
-                    admin
-                        .namespaces()
-                        .withName("shop")
-                        .get()
-                        .getMetadata()
-                        .getLabels()
-                        .get("mesh-injector.io/injection")));
+    Workloads.awaitInjectionLabel(admin, "shop", Duration.ofSeconds(10));
     Workloads.namespace(admin, "plain", Map.of(), Map.of());
     assertThat(admin.namespaces().withName("plain").get().getMetadata().getLabels())
         .doesNotContainKey("mesh-injector.io/injection");

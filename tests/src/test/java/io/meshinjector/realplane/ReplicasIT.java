@@ -74,19 +74,7 @@ class ReplicasIT {
     }
     balancer = new LoadBalancer(haproxy, PLANE.dir("lb"), balancerPort, ports);
     Workloads.namespace(admin, "shop", Map.of("inject", "enabled"), Map.of());
-    Await.until(
-        "shop labelled for the fail-closed webhook entry",
-        Duration.ofSeconds(20),
-        () ->
-            "enabled"
-                .equals(
-                    admin
-                        .namespaces()
-                        .withName("shop")
-                        .get()
-                        .getMetadata()
-                        .getLabels()
-                        .get("mesh-injector.io/injection")));
+    Workloads.awaitInjectionLabel(admin, "shop", Duration.ofSeconds(20));
   }
 
   @AfterAll

@@ -14,7 +14,6 @@ import io.meshinjector.engine.config.CniDaemonSet;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -65,7 +64,6 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
   private final Clock clock;
   private final List<Consumer<String>> nodeListeners =
       new java.util.concurrent.CopyOnWriteArrayList<>();
-  private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
   private final List<Source> sources = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   /** CNI pod (namespace/name) to the node it makes ready. */
@@ -194,9 +192,7 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
             cniPod(key(pod), Optional.empty());
           }
         });
-    for (SharedIndexInformer<?> informer : informers) {
-      informer.start();
-    }
+    sources.forEach(Source::start);
     ticker.scheduleWithFixedDelay(this::sample, 0, TICK.toMillis(), TimeUnit.MILLISECONDS);
   }
 
@@ -217,7 +213,6 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
           source.failed(t);
           return true;
         });
-    informers.add(informer);
     sources.add(source);
     return informer;
   }
@@ -244,21 +239,19 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
   }
 
   private void changed(String node) {
-    for (Consumer<String> listener : nodeListeners) {
-      try {
-        listener.accept(node);
-      } catch (RuntimeException e) {
-        LOG.warn("a listener failed on node {}: {}", node, e.toString());
-      }
-    }
+    tell(nodeListeners, "node", node);
   }
 
   private void namespaceChanged(String namespace) {
-    for (Consumer<String> listener : namespaceListeners) {
+    tell(namespaceListeners, "namespace", namespace);
+  }
+
+  private static void tell(List<Consumer<String>> listeners, String kind, String name) {
+    for (Consumer<String> listener : listeners) {
       try {
-        listener.accept(namespace);
+        listener.accept(name);
       } catch (RuntimeException e) {
-        LOG.warn("a listener failed on namespace {}: {}", namespace, e.toString());
+        LOG.warn("a listener failed on {} {}: {}", kind, name, e.toString());
       }
     }
   }
@@ -365,7 +358,7 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
   public synchronized void close() {
     closed = true;
     ticker.shutdownNow();
-    informers.forEach(SharedIndexInformer::close);
+    sources.forEach(Source::close);
   }
 
   /** Add and update do the same: the state wins, not the transition. */

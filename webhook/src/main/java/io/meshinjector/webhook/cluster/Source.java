@@ -45,6 +45,14 @@ final class Source {
     return informer.isWatching();
   }
 
+  void start() {
+    informer.start();
+  }
+
+  void close() {
+    informer.close();
+  }
+
   /** Called on every sampling tick: says once that a source that had failed has joined. */
   void sample() {
     if (!announced && informer.hasSynced()) {

@@ -13,7 +13,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -67,13 +66,7 @@ public final class InjectionLabels implements AutoCloseable {
     this.informers = Objects.requireNonNull(informers, "informers");
     this.excluded = Set.copyOf(excludedNamespaces);
     this.resyncPeriod = Objects.requireNonNull(resyncPeriod, "resyncPeriod");
-    this.executor =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "injection-labels");
-              t.setDaemon(true);
-              return t;
-            });
+    this.executor = Writers.thread("injection-labels");
     informers.onNamespaceChanged(this::namespaceChanged);
   }
 

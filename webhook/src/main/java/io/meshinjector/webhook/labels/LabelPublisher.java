@@ -20,7 +20,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -93,13 +92,7 @@ public final class LabelPublisher implements AutoCloseable {
             .description("Node label patches the capability label publisher sent")
             .tag("result", "failed")
             .register(registry);
-    this.executor =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "label-publisher");
-              t.setDaemon(true);
-              return t;
-            });
+    this.executor = Writers.thread("label-publisher");
     informers.onNodeChanged(this::nodeChanged);
   }
 
