@@ -95,7 +95,16 @@ class InstallIT {
           Duration.ofSeconds(70),
           () -> serve.metric(CNI_SOURCE) == 1.0,
           () -> KubePlane.tail(serve.log(), 20));
-      assertThat(serve.log()).contains("joined after");
+      // the gauge reads the informer at once; the log line follows on the sampling tick
+      Await.until(
+          "the log saying the CNI pods joined",
+          Duration.ofSeconds(5),
+          () ->
+              serve
+                  .log()
+                  .contains(
+                      "the mesh CNI pods in namespace linkerd-cni"
+                          + " (cni: ready on their nodes) joined after"));
     }
   }
 
