@@ -24,7 +24,6 @@ class ProbeChartTest {
   static final Set<String> PROBE_PATHS =
       Set.of(
           "/etc/os-release",
-          "/proc/modules",
           "/proc/sys/kernel/osrelease",
           "/lib/modules",
           "/usr/sbin",
@@ -170,6 +169,25 @@ class ProbeChartTest {
     assertThat(mounted).isEqualTo(new TreeSet<>(PROBE_PATHS));
   }
 
+  /**
+   * A kernel built without loadable modules has neither /proc/modules nor /lib/modules: no hostPath
+   * type may then keep the probe pod from starting on the very nodes the active check is for.
+   */
+  @Test
+  void startsOnANodeWhoseKernelHasNoLoadableModules() throws IOException {
+    JsonNode pod =
+        find(render(t -> t), "DaemonSet", "mi-mesh-injector-probe").at("/spec/template/spec");
+    Map<String, String> typeByPath = new java.util.HashMap<>();
+    for (JsonNode vol : pod.path("volumes")) {
+      if (vol.has("hostPath")) {
+        typeByPath.put(vol.at("/hostPath/path").asText(), vol.at("/hostPath/type").asText(""));
+      }
+    }
+
+    assertThat(typeByPath).doesNotContainKey("/proc/modules");
+    assertThat(typeByPath).containsEntry("/lib/modules", "DirectoryOrCreate");
+  }
+
   @Test
   void activeCheckTurnedOnRunsAsRootWithTheCapabilitiesANetworkNamespaceNeedsAndNoMore()
       throws IOException {
@@ -198,7 +216,7 @@ class ProbeChartTest {
     assertThat(sc.path("allowPrivilegeEscalation").asBoolean(false)).isTrue();
     // the same read-only host paths as the passive probe, and the writable /tmp for iptables' lock
     assertThat(container.path("volumeMounts").findValuesAsText("mountPath"))
-        .contains("/tmp", "/host/proc/modules");
+        .contains("/tmp", "/host/lib/modules");
   }
 
   @Test

@@ -29,7 +29,16 @@ import java.util.Set;
 public final class HostProbe {
   public static final Path DEFAULT_HOST_ROOT = Path.of("/host");
 
+  /**
+   * The probe's own root, whose {@code /proc} shows the node's kernel: the module list and the
+   * kernel release are not namespaced. The chart does not mount the host's {@code /proc/modules},
+   * because a kernel without loadable modules has none and a hostPath volume of type {@code File}
+   * would then keep the probe pod from starting on exactly the nodes it should describe.
+   */
+  public static final Path OWN_ROOT = Path.of("/");
+
   private final HostRoot host;
+  private final HostRoot kernelFallback;
   private final ProbeOptions options;
   private final ActiveIptablesCheck active;
 
@@ -45,17 +54,32 @@ public final class HostProbe {
    * @param active the active iptables check, or null to read the node's files only
    */
   public HostProbe(Path hostRoot, ProbeOptions options, ActiveIptablesCheck active) {
-    this(new HostRoot(Objects.requireNonNull(hostRoot, "hostRoot")), options, active);
+    this(new HostRoot(Objects.requireNonNull(hostRoot, "hostRoot")), options, active, null);
+  }
+
+  /**
+   * @param kernelRoot where to read {@code /proc} files the host root lacks (the probe's own root,
+   *     {@link #OWN_ROOT}, in the DaemonSet), or null to read the host root only
+   */
+  public static HostProbe withKernelFallback(
+      Path hostRoot, ProbeOptions options, ActiveIptablesCheck active, Path kernelRoot) {
+    return new HostProbe(
+        new HostRoot(Objects.requireNonNull(hostRoot, "hostRoot")),
+        options,
+        active,
+        kernelRoot == null ? null : new HostRoot(kernelRoot));
   }
 
   HostProbe(HostRoot host, ProbeOptions options) {
-    this(host, options, null);
+    this(host, options, null, null);
   }
 
-  HostProbe(HostRoot host, ProbeOptions options, ActiveIptablesCheck active) {
+  HostProbe(
+      HostRoot host, ProbeOptions options, ActiveIptablesCheck active, HostRoot kernelFallback) {
     this.host = Objects.requireNonNull(host, "host");
     this.options = Objects.requireNonNull(options, "options");
     this.active = active;
+    this.kernelFallback = kernelFallback;
   }
 
   /** Measures the node now; {@code observedAt} is stamped on the status. */
@@ -82,7 +106,7 @@ public final class HostProbe {
     String kernel = null;
     String kernelProblem = null;
     try {
-      kernel = host.read("/proc/sys/kernel/osrelease").strip();
+      kernel = readKernelFile("/proc/sys/kernel/osrelease").strip();
       if (kernel.isEmpty()) {
         kernel = null;
         kernelProblem = "/proc/sys/kernel/osrelease is empty";
@@ -149,7 +173,7 @@ public final class HostProbe {
     Set<String> loaded = null;
     String loadedProblem = null;
     try {
-      loaded = KernelModules.parseProcModules(host.read("/proc/modules"));
+      loaded = KernelModules.parseProcModules(readKernelFile("/proc/modules"));
     } catch (HostReadException e) {
       loadedProblem = e.getMessage();
     }
@@ -172,6 +196,26 @@ public final class HostProbe {
       treeProblem = e.getMessage();
     }
     return new KernelModules(loaded, loadedProblem, builtin, builtinProblem, tree, treeProblem);
+  }
+
+  /**
+   * A {@code /proc} file from the host root, else from the kernel fallback. A file missing from
+   * both keeps the host root's message: with no fallback, or where the kernel has no such file (no
+   * loadable modules), that is the true reason.
+   */
+  private String readKernelFile(String path) throws HostReadException {
+    try {
+      return host.read(path);
+    } catch (HostReadException e) {
+      if (kernelFallback == null || !e.missing()) {
+        throw e;
+      }
+      try {
+        return kernelFallback.read(path);
+      } catch (HostReadException fallback) {
+        throw fallback.missing() ? e : fallback;
+      }
+    }
   }
 
   private String selinux() {

@@ -126,12 +126,13 @@ public final class ProbeCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     HostProbe probe =
-        new HostProbe(
+        HostProbe.withKernelFallback(
             hostRoot,
             ProbeOptions.defaults().withCniPluginType(cniPlugin),
             activeCheck
                 ? new ActiveIptablesCheck(iptablesDir, ActiveIptablesCheck.DEFAULT_TIMEOUT)
-                : null);
+                : null,
+            HostProbe.OWN_ROOT);
     if (dryRun) {
       ProbeReport report = probe.probe(clock.instant());
       out.print(render(report.toResource(node), output));

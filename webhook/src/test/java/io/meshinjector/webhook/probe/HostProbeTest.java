@@ -14,6 +14,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.meshinjector.engine.capability.CapabilityKey;
 import io.meshinjector.engine.capability.NodeCapabilityStatus;
 import io.meshinjector.engine.capability.Verdict;
+import io.meshinjector.engine.probe.ProbeOptions;
 import io.meshinjector.engine.probe.ProbeReport;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -241,5 +242,43 @@ class HostProbeTest {
         .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
         .containsEntry("hostIptables", "nft")
         .containsEntry("missingModules", "ip_tables,iptable_nat");
+  }
+
+  /**
+   * The DaemonSet does not mount the host's /proc/modules (a kernel without loadable modules has
+   * none, and a File hostPath would keep the pod from starting): the probe reads its own /proc.
+   */
+  @org.junit.jupiter.api.Test
+  void readsTheModuleListFromItsOwnProcWhenTheHostRootHasNone(@TempDir Path own)
+      throws java.io.IOException {
+    HostFixture host = HostFixture.rhel810(root);
+    java.nio.file.Files.delete(host.at("/proc/modules"));
+    new HostFixture(own)
+        .loaded("nft_chain_nat", "nf_nat", "nf_tables", "nft_compat", "nf_conntrack", "overlay");
+
+    ProbeReport report =
+        HostProbe.withKernelFallback(root, ProbeOptions.defaults(), null, own).probe(NOW);
+
+    assertThat(verdict(report, IPTABLES_NFT)).isEqualTo(AVAILABLE);
+    assertThat(verdict(report, IPTABLES_LEGACY)).isEqualTo(UNAVAILABLE);
+    assertThat(facts(report))
+        .containsEntry("loadedModules", "nf_tables,nft_chain_nat,nft_compat,nf_nat,nf_conntrack")
+        .containsEntry("missingModules", "ip_tables,iptable_nat");
+  }
+
+  @org.junit.jupiter.api.Test
+  void aKernelWithoutModulesAnywhereKeepsTheHostRootsReason(@TempDir Path own)
+      throws java.io.IOException {
+    HostFixture host = HostFixture.rhel810(root);
+    java.nio.file.Files.delete(host.at("/proc/modules"));
+
+    ProbeReport withFallback =
+        HostProbe.withKernelFallback(root, ProbeOptions.defaults(), null, own).probe(NOW);
+    ProbeReport without = new HostProbe(root).probe(NOW);
+
+    assertThat(withFallback.status().capabilities()).isEqualTo(without.status().capabilities());
+    assertThat(facts(withFallback).get("reason.iptables-legacy"))
+        .isEqualTo(facts(without).get("reason.iptables-legacy"))
+        .contains("/proc/modules");
   }
 }
