@@ -3,6 +3,7 @@ package io.meshinjector.realplane;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.meshinjector.plane.Await;
 import io.meshinjector.plane.Cli;
 import io.meshinjector.plane.KubePlane;
 import io.meshinjector.plane.RealPlane;
@@ -33,7 +34,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * A large cluster of realistic Nodes ({@link RealisticNodes}) against the launcher's default heap
  * outside a container (96 MiB), which does not hold a whole unpaginated list of them. In CI: 2,000
- * Nodes. As a benchmark: {@code -Dlarge.nodes=5000} (or 10000), with {@code -Dlarge.heap=307m} for
+ * Nodes. As a benchmark: {@code -Dlarge.nodes=5000} (or 10000), with {@code -Dlarge.heaps=307m} for
  * the heap the chart's 512 Mi limit gives; each run prints one line of figures
  * (docs/operations.md).
  */
@@ -42,13 +43,29 @@ class LargeClusterIT {
   @RegisterExtension static final RealPlane PLANE = new RealPlane();
 
   static final int NODES = Integer.getInteger("large.nodes", 2000);
-  static final String HEAP = System.getProperty("large.heap", "");
+
+  /**
+   * The heaps to run {@code serve} with, one after another on the same cluster: {@code max} or
+   * {@code max/initial} (the launcher's MESH_INJECTOR_MAX_HEAP and MESH_INJECTOR_MIN_HEAP), comma
+   * separated; empty for the launcher's defaults outside a container.
+   */
+  static final List<String> HEAPS =
+      List.of(
+          System.getProperty("large.heaps", System.getProperty("large.heap", "")).split(",", -1));
 
   /** Admissions after the sync: a few in CI, 1,000 in the benchmark (RSS after a burst). */
   static final int BURST = Integer.getInteger("large.burst", 100);
 
+  /**
+   * {@code direct}: the burst is posted to {@code serve} over one HTTP/2 connection (CI); {@code
+   * apiserver}: a Deployment of {@link #BURST} replicas, so the API server calls the webhook for
+   * each pod the ReplicaSet controller creates.
+   */
+  static final String BURST_VIA = System.getProperty("large.burstVia", "direct");
+
   static final String NS = "mesh-injector";
   static final Pattern GC = Pattern.compile("(\\d+)M->(\\d+)M\\((\\d+)M\\)");
+  static final int PORT = KubePlane.freePort();
 
   static Release release;
   static KubernetesClient admin;
@@ -60,7 +77,7 @@ class LargeClusterIT {
     long start = System.nanoTime();
     RealisticNodes.create(admin, NODES);
     createdMillis = Duration.ofNanos(System.nanoTime() - start).toMillis();
-    release = Release.install(PLANE.plane(), "mi", NS, Map.of());
+    release = Release.install(PLANE.plane(), "mi", NS, Release.urlValue(PORT));
     Workloads.namespace(admin, "shop", Map.of("inject", "enabled"), Map.of());
     for (int i = 0; i < 20; i++) {
       admin
@@ -80,38 +97,47 @@ class LargeClusterIT {
   @Test
   @Order(1)
   void serveListsTheClusterInPagesAndIsReadyWithinItsHeap() throws Exception {
-    Path dir = PLANE.dir("serve");
-    Path gcLog = dir.resolve("gc.log");
-    Serve serve =
-        release
-            .replica("large", dir, KubePlane.freePort())
-            .withEnv("MESH_INJECTOR_JAVA_OPTS", "-Xlog:gc:file=" + gcLog);
-    if (!HEAP.isEmpty()) {
-      serve.withEnv("MESH_INJECTOR_MAX_HEAP", HEAP);
-    }
-    try (serve) {
-      serve.start();
-      Duration ready = serve.awaitReady(Duration.ofSeconds(90));
-      assertThat(serve.log()).contains("cluster view in sync: " + NODES + " nodes");
-      long peakHeap = peakHeapMiB(gcLog);
-      long rssReady = status(serve.pid(), "VmRSS");
-      long burstMillis = burst(serve, BURST);
-      assertThat(serve.running()).as("alive after the burst").isTrue();
-      long rssAfter = status(serve.pid(), "VmRSS");
-      long hwm = status(serve.pid(), "VmHWM");
-      System.out.printf(
-          "LargeClusterIT: nodes=%d heap=%s created=%d ms; serve ready %d ms after start; peak heap"
-              + " after GC %d MiB; RSS %d MiB at ready, %d MiB after %d admissions (%d ms), peak RSS %d MiB%n",
-          NODES,
-          HEAP.isEmpty() ? "launcher default" : HEAP,
-          createdMillis,
-          ready.toMillis(),
-          peakHeap,
-          rssReady / 1024,
-          rssAfter / 1024,
-          BURST,
-          burstMillis,
-          hwm / 1024);
+    for (int run = 0; run < HEAPS.size(); run++) {
+      String[] heap = HEAPS.get(run).strip().split("/");
+      Path dir = PLANE.dir("serve-" + run);
+      Path gcLog = dir.resolve("gc.log");
+      Serve serve =
+          release
+              .replica("large-" + run, dir, PORT)
+              .withEnv("MESH_INJECTOR_JAVA_OPTS", "-Xlog:gc:file=" + gcLog);
+      if (!heap[0].isEmpty()) {
+        serve.withEnv("MESH_INJECTOR_MAX_HEAP", heap[0]);
+      }
+      if (heap.length > 1) {
+        serve.withEnv("MESH_INJECTOR_MIN_HEAP", heap[1]);
+      }
+      try (serve) {
+        serve.start();
+        Duration ready = serve.awaitReady(Duration.ofSeconds(90));
+        assertThat(serve.log()).contains("cluster view in sync: " + NODES + " nodes");
+        long rssReady = status(serve.pid(), "VmRSS");
+        long burstMillis =
+            BURST_VIA.equals("apiserver") ? burstThroughTheApiServer("svc-" + run) : burst(serve);
+        assertThat(serve.running()).as("alive after the burst").isTrue();
+        long peakHeap = peakHeapMiB(gcLog);
+        System.out.printf(
+            "LargeClusterIT: nodes=%d heap=%s created=%d ms; serve ready %d ms after start; peak"
+                + " heap after GC %d MiB; RSS %d MiB at ready, %d MiB after %d admissions (%s, %d"
+                + " ms: anon %d MiB, file %d MiB), peak RSS %d MiB%n",
+            NODES,
+            heap[0].isEmpty() ? "launcher default" : HEAPS.get(run).strip(),
+            createdMillis,
+            ready.toMillis(),
+            peakHeap,
+            rssReady / 1024,
+            status(serve.pid(), "VmRSS") / 1024,
+            BURST,
+            BURST_VIA,
+            burstMillis,
+            status(serve.pid(), "RssAnon") / 1024,
+            status(serve.pid(), "RssFile") / 1024,
+            status(serve.pid(), "VmHWM") / 1024);
+      }
     }
   }
 
@@ -176,8 +202,25 @@ class LargeClusterIT {
     return -1;
   }
 
-  /** {@code count} admissions of the example pod, on one HTTP/2 connection. */
-  static long burst(Serve serve, int count) throws Exception {
+  /**
+   * {@link #BURST} pods of one Deployment, created by the ReplicaSet controller through the API
+   * server, which calls the webhook for each; returns when all exist.
+   */
+  static long burstThroughTheApiServer(String deployment) {
+    long start = System.nanoTime();
+    admin.apps().deployments().inNamespace("shop").withName(deployment).scale(BURST);
+    Await.until(
+        BURST + " pods of shop/" + deployment,
+        Duration.ofMinutes(5),
+        () ->
+            admin.pods().inNamespace("shop").withLabel("app", deployment).list().getItems().size()
+                >= BURST);
+    return Duration.ofNanos(System.nanoTime() - start).toMillis();
+  }
+
+  /** {@link #BURST} admissions of the example pod, on one HTTP/2 connection. */
+  static long burst(Serve serve) throws Exception {
+    int count = BURST;
     String review =
         Files.readString(
             Path.of(System.getProperty("project.root", ".."), "examples/admission-review.json"));

@@ -3,10 +3,10 @@ package io.meshinjector.webhook.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.meshinjector.engine.cluster.InMemoryClusterView;
 import io.meshinjector.engine.config.CapabilitiesConfig;
+import io.meshinjector.webhook.cluster.ClusterClients;
 import io.meshinjector.webhook.cluster.ClusterReadException;
 import io.meshinjector.webhook.cluster.ClusterSnapshot;
 import io.meshinjector.webhook.cluster.NamespaceWorkloads;
@@ -64,7 +64,7 @@ final class KubeconfigCluster implements AutoCloseable {
     }
     config.setRequestTimeout(REQUEST_TIMEOUT_MS);
     config.setRequestRetryBackoffLimit(RETRIES);
-    return new KubeconfigCluster(new KubernetesClientBuilder().withConfig(config).build(), source);
+    return new KubeconfigCluster(ClusterClients.builder().withConfig(config).build(), source);
   }
 
   private interface ConfigReader {

@@ -2,7 +2,6 @@ package io.meshinjector.webhook.cli;
 
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.VersionInfo;
 import io.meshinjector.certs.CertDirectory;
 import io.meshinjector.certs.EnsureResult;
@@ -10,6 +9,7 @@ import io.meshinjector.certs.KeyType;
 import io.meshinjector.certs.SubjectNames;
 import io.meshinjector.engine.config.ConfigException;
 import io.meshinjector.engine.config.MeshConfig;
+import io.meshinjector.webhook.cluster.ClusterClients;
 import io.meshinjector.webhook.cluster.ClusterConnection;
 import io.meshinjector.webhook.cluster.LiveCluster;
 import io.meshinjector.webhook.cluster.ServerVersion;
@@ -131,7 +131,7 @@ public final class ServeCommand implements Callable<Integer> {
                     + " KUBECONFIG (or ~/.kube/config) at a cluster");
         return ExitCodes.INPUT;
       }
-      KubernetesClient client = new KubernetesClientBuilder().build();
+      KubernetesClient client = ClusterClients.builder().build();
       config = withServerVersion(client, config);
       cluster =
           new LiveCluster(
@@ -198,7 +198,7 @@ public final class ServeCommand implements Callable<Integer> {
     // one quick try: an API server that is down must not hold the start-up back (the informers
     // wait for it on their own)
     try (KubernetesClient once =
-        new KubernetesClientBuilder()
+        ClusterClients.builder()
             .withConfig(
                 new ConfigBuilder(client.getConfiguration())
                     .withRequestRetryBackoffLimit(0)

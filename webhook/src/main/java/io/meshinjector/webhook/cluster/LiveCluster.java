@@ -3,7 +3,6 @@ package io.meshinjector.webhook.cluster;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.cluster.InMemoryClusterView;
 import io.meshinjector.engine.config.MeshConfig;
@@ -69,7 +68,7 @@ public final class LiveCluster implements ClusterConnection {
   /** A client for the admission path: one try, no longer than the configured timeout. */
   private static KubernetesClient shortLived(Config base, ClusterSettings settings) {
     int millis = (int) Math.max(1, settings.namespaceReadTimeout().toMillis());
-    return new KubernetesClientBuilder()
+    return ClusterClients.builder()
         .withConfig(
             new ConfigBuilder(base)
                 .withRequestTimeout(millis)
