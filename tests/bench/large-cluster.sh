@@ -6,21 +6,22 @@
 # beside the clone. Run alone: no other build or benchmark on the machine, or the times mean nothing.
 #
 #   tests/bench/large-cluster.sh [NODES...]      default: 1000 5000
-#   LARGE_HEAPS=205m/64m,96m tests/bench/large-cluster.sh 5000
-#       serve once per heap, max[/initial] as the launcher's MESH_INJECTOR_MAX_HEAP/_MIN_HEAP
-#       (205m/64m is what the launcher derives from the chart's 512 Mi limit); default: the
-#       launcher's own default outside a container
+#   LARGE_HEAPS=limit=384Mi,96m tests/bench/large-cluster.sh 5000
+#       serve once per heap: limit=Q for what the launcher derives from a container memory limit Q,
+#       or max[/initial] as MESH_INJECTOR_MAX_HEAP/_MIN_HEAP, or empty for the launcher default
+#       outside a container; default: limit=384Mi (the chart default) and the launcher default
 #   BURST_VIA=direct   post the 1,000 admissions to serve itself instead of through the API server
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 nodes=${*:-1000 5000}
+heaps=${LARGE_HEAPS:-limit=384Mi,}
 # with the AOT cache, as the image runs: it is part of the process's memory
 ./mvnw -B -q -DskipTests package >/dev/null
 for n in $nodes; do
   log=$(mktemp)
   ./mvnw -B -o -pl tests verify -Dit.test=LargeClusterIT -Dtest=none \
     -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false \
-    -Dspotless.check.skip=true -Dlarge.nodes="$n" -Dlarge.heaps="${LARGE_HEAPS:-}" -Dlarge.burst=1000 -Dlarge.burstVia="${BURST_VIA:-apiserver}" \
+    -Dspotless.check.skip=true -Dlarge.nodes="$n" -Dlarge.heaps="$heaps" -Dlarge.burst=1000 -Dlarge.burstVia="${BURST_VIA:-apiserver}" \
     -Daot.skip=true >"$log" 2>&1 || true
   grep -E '^LargeClusterIT:|Tests run:.*LargeClusterIT|FAILURE!' "$log" || tail -30 "$log"
   rm -f "$log"

@@ -34,9 +34,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * A large cluster of realistic Nodes ({@link RealisticNodes}) against the launcher's default heap
  * outside a container (96 MiB), which does not hold a whole unpaginated list of them. In CI: 2,000
- * Nodes. As a benchmark: {@code -Dlarge.nodes=5000} (or 10000), with {@code -Dlarge.heaps=307m} for
- * the heap the chart's 512 Mi limit gives; each run prints one line of figures
- * (docs/operations.md).
+ * Nodes. As a benchmark: {@code -Dlarge.nodes=5000} (or 10000), with {@code
+ * -Dlarge.heaps=limit=384Mi} for the heap the chart's default 384 Mi limit gives; each run prints
+ * one line of figures (docs/operations.md).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class LargeClusterIT {
@@ -45,13 +45,12 @@ class LargeClusterIT {
   static final int NODES = Integer.getInteger("large.nodes", 2000);
 
   /**
-   * The heaps to run {@code serve} with, one after another on the same cluster: {@code max} or
-   * {@code max/initial} (the launcher's MESH_INJECTOR_MAX_HEAP and MESH_INJECTOR_MIN_HEAP), comma
-   * separated; empty for the launcher's defaults outside a container.
+   * The heaps to run {@code serve} with, one after another on the same cluster, comma separated:
+   * {@code max} or {@code max/initial} (the launcher's MESH_INJECTOR_MAX_HEAP and
+   * MESH_INJECTOR_MIN_HEAP); {@code limit=384Mi} for what the launcher derives from a container's
+   * memory limit; empty for the launcher's defaults outside a container.
    */
-  static final List<String> HEAPS =
-      List.of(
-          System.getProperty("large.heaps", System.getProperty("large.heap", "")).split(",", -1));
+  static final List<String> HEAPS = List.of(System.getProperty("large.heaps", "").split(",", -1));
 
   /** Admissions after the sync: a few in CI, 1,000 in the benchmark (RSS after a burst). */
   static final int BURST = Integer.getInteger("large.burst", 100);
@@ -62,6 +61,12 @@ class LargeClusterIT {
    * each pod the ReplicaSet controller creates.
    */
   static final String BURST_VIA = System.getProperty("large.burstVia", "direct");
+
+  /**
+   * Seconds to keep the cluster up after it is made, before the tests run, with the admin
+   * kubeconfig printed: for measuring other commands by hand on the same cluster.
+   */
+  static final int HOLD = Integer.getInteger("large.hold", 0);
 
   static final String NS = "mesh-injector";
   static final Pattern GC = Pattern.compile("(\\d+)M->(\\d+)M\\((\\d+)M\\)");
@@ -92,6 +97,12 @@ class LargeClusterIT {
                   Workloads.appSpec(Map.of("pool", i % 2 == 0 ? "rhel" : "al2023"))))
           .create();
     }
+    if (HOLD > 0) {
+      System.out.printf(
+          "LargeClusterIT: %d nodes made in %d ms; holding %d s; KUBECONFIG=%s%n",
+          NODES, createdMillis, HOLD, PLANE.plane().adminKubeconfigFile());
+      Thread.sleep(HOLD * 1000L);
+    }
   }
 
   @Test
@@ -105,7 +116,12 @@ class LargeClusterIT {
           release
               .replica("large-" + run, dir, PORT)
               .withEnv("MESH_INJECTOR_JAVA_OPTS", "-Xlog:gc:file=" + gcLog);
-      if (!heap[0].isEmpty()) {
+      if (heap[0].startsWith("limit=")) {
+        // the launcher reads the container's memory limit from the cgroup files
+        Path cgroup = Files.createDirectories(dir.resolve("cgroup"));
+        Files.writeString(cgroup.resolve("memory.max"), bytes(heap[0].substring(6)) + "\n");
+        serve.withEnv("MESH_INJECTOR_CGROUP_DIR", cgroup.toString());
+      } else if (!heap[0].isEmpty()) {
         serve.withEnv("MESH_INJECTOR_MAX_HEAP", heap[0]);
       }
       if (heap.length > 1) {
@@ -176,6 +192,12 @@ class LargeClusterIT {
     assertThat(p.exitValue()).as(err).isEqualTo(4);
     assertThat(err).contains("out of memory");
     assertThat(Files.readString(dir.resolve("out"))).doesNotContain("OutOfMemoryError");
+  }
+
+  /** {@code 384Mi} or {@code 1Gi} as bytes. */
+  static long bytes(String quantity) {
+    long n = Long.parseLong(quantity.replaceAll("[^0-9]", ""));
+    return quantity.endsWith("Gi") ? n << 30 : n << 20;
   }
 
   /**

@@ -37,6 +37,14 @@ public record NodeFacts(
    * by AdmissionFuzzTest over --cluster files).
    */
   private static Map<String, String> withoutNulls(Map<String, String> labels) {
+    boolean clean = true;
+    for (Map.Entry<String, String> e : labels.entrySet()) {
+      clean &= e.getKey() != null && e.getValue() != null;
+    }
+    if (clean) {
+      // Map.copyOf keeps an immutable map as it is: the view then shares the informer's copy
+      return labels;
+    }
     Map<String, String> out = new HashMap<>();
     labels.forEach(
         (k, v) -> {

@@ -71,6 +71,45 @@ class TrimmedTest {
     assertThat(trimmed.getSpec().getPodCIDR()).isNull();
   }
 
+  /** Values decoded separately for each node end up as one instance held by all of them. */
+  @Test
+  void nodesOfOnePoolShareTheirLabelValues() {
+    String zoneA = new String("eu-west-1a".toCharArray());
+    String zoneB = new String("eu-west-1a".toCharArray());
+    Node a = Trimmed.node(withLabel(fullNode(), "topology.kubernetes.io/zone", zoneA));
+    Node b = Trimmed.node(withLabel(fullNode(), "topology.kubernetes.io/zone", zoneB));
+
+    assertThat(a.getMetadata().getLabels().get("topology.kubernetes.io/zone"))
+        .isSameAs(b.getMetadata().getLabels().get("topology.kubernetes.io/zone"));
+    assertThat(a.getStatus().getNodeInfo().getOsImage())
+        .isSameAs(b.getStatus().getNodeInfo().getOsImage());
+    assertThat(a.getMetadata().getLabels())
+        .as("immutable: nothing may edit the cache in place")
+        .isUnmodifiable();
+    // and the view holds the very same map, not a third copy
+    Node plain =
+        Trimmed.node(
+            new NodeBuilder(fullNode())
+                .editMetadata()
+                .removeFromLabels("capability.mesh-injector.io/cni")
+                .endMetadata()
+                .build());
+    assertThat(NodeFacts.of(plain).labels()).isSameAs(plain.getMetadata().getLabels());
+  }
+
+  @Test
+  void aLabelWithoutValueIsKeptEmptyAsKubernetesStoresIt() {
+    Node node = fullNode();
+    node.getMetadata().getLabels().put("pool", null);
+
+    assertThat(Trimmed.node(node).getMetadata().getLabels()).containsEntry("pool", "");
+  }
+
+  private static Node withLabel(Node node, String key, String value) {
+    node.getMetadata().getLabels().put(key, value);
+    return node;
+  }
+
   @Test
   void thePublishedLabelsAreOutputNotInput() {
     Node trimmed = Trimmed.node(fullNode());
