@@ -36,8 +36,7 @@ public final class NodeChecks {
   public static List<CheckResult> paths(
       int nodes, List<NodePaths.NoPath> withoutPath, List<PathOption> preference) {
     if (withoutPath.isEmpty()) {
-      return List.of(
-          new Pass(NODES, "a redirect path works on every node", nodes + " nodes"));
+      return List.of(new Pass(NODES, "a redirect path works on every node", nodes + " nodes"));
     }
     String fix =
         preference.stream().map(Viability::fix).distinct().collect(Collectors.joining("; or "));
@@ -78,7 +77,11 @@ public final class NodeChecks {
           new Warn(
               PROBE,
               "the probe report of node " + s.node() + " is stale",
-              "reported " + age(s.age()) + " ago, more than capabilities.probeTtl (" + age(ttl) + ")",
+              "reported "
+                  + age(s.age())
+                  + " ago, more than capabilities.probeTtl ("
+                  + age(ttl)
+                  + ")",
               "its verdicts count as unknown; check the probe pod on that node (kubectl -n"
                   + " <namespace> get pods -l app.kubernetes.io/component=probe -o wide) and its"
                   + " log"));
@@ -111,13 +114,15 @@ public final class NodeChecks {
               injectedRunning + " running injected pods"));
     }
     Map<String, List<PodsAtRisk.AtRisk>> byNamespace = new TreeMap<>();
-    atRisk.forEach(r -> byNamespace.computeIfAbsent(r.pod().namespace(), n -> new ArrayList<>()).add(r));
+    atRisk.forEach(
+        r -> byNamespace.computeIfAbsent(r.pod().namespace(), n -> new ArrayList<>()).add(r));
     List<CheckResult> out = new ArrayList<>();
     byNamespace.forEach(
         (ns, risks) -> {
           List<String> lines = new ArrayList<>();
           for (PodsAtRisk.AtRisk r : risks.subList(0, Math.min(MAX_LINES, risks.size()))) {
-            lines.add(r.pod().name() + " on " + r.pod().node() + " (" + r.path() + ": " + r.lack() + ")");
+            lines.add(
+                r.pod().name() + " on " + r.pod().node() + " (" + r.path() + ": " + r.lack() + ")");
           }
           if (risks.size() > MAX_LINES) {
             lines.add((risks.size() - MAX_LINES) + " more");
@@ -158,7 +163,9 @@ public final class NodeChecks {
 
   static String names(List<String> nodes) {
     String shown = String.join(", ", nodes.subList(0, Math.min(MAX_LINES, nodes.size())));
-    return nodes.size() > MAX_LINES ? shown + " and " + (nodes.size() - MAX_LINES) + " more" : shown;
+    return nodes.size() > MAX_LINES
+        ? shown + " and " + (nodes.size() - MAX_LINES) + " more"
+        : shown;
   }
 
   /** {@code 3d4h}, {@code 2h5m}, {@code 40s}: the two largest units. */

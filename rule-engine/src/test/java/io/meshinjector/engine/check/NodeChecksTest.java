@@ -15,10 +15,10 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.api.Test;
 
 /** The checks that need no cluster: a small cluster view in, the check lines out. */
 class NodeChecksTest {
@@ -41,7 +41,8 @@ class NodeChecksTest {
         K8s.probe(
             "broken",
             NOW.minus(Duration.ofMinutes(1)),
-            Map.of("iptables-legacy", "unavailable", "iptables-nft", "unavailable", "cni", "absent"),
+            Map.of(
+                "iptables-legacy", "unavailable", "iptables-nft", "unavailable", "cni", "absent"),
             Map.of()));
     view.upsert(
         K8s.probe(
@@ -152,8 +153,7 @@ class NodeChecksTest {
     assertThat(lines.get(1).name()).isEqualTo("the probe report of node stale is stale");
     assertThat(lines.get(1).detail()).startsWith("reported 2d0h ago");
 
-    ProbeCoverage all =
-        ProbeCoverage.assess(List.of("broken"), VIEW.probeReportTimes(), NOW, ttl);
+    ProbeCoverage all = ProbeCoverage.assess(List.of("broken"), VIEW.probeReportTimes(), NOW, ttl);
     assertThat(NodeChecks.probes(all, ttl)).singleElement().isInstanceOf(CheckResult.Pass.class);
   }
 

@@ -13,6 +13,8 @@ import io.meshinjector.webhook.labels.LabelPublisher;
 import io.meshinjector.webhook.tls.LeaderElection;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
+import java.time.Instant;
+import java.util.Map;
 import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -82,6 +84,11 @@ public final class LiveCluster implements ClusterConnection {
   @Override
   public ClusterView view() {
     return view;
+  }
+
+  @Override
+  public Map<String, Instant> probeReportTimes() {
+    return cache.probeReportTimes();
   }
 
   @Override
