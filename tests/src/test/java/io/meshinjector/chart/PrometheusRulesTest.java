@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
+import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -30,7 +31,7 @@ class PrometheusRulesTest {
   static Path resource(String name) {
     try {
       return Path.of(PrometheusRulesTest.class.getClassLoader().getResource(name).toURI());
-    } catch (java.net.URISyntaxException e) {
+    } catch (URISyntaxException e) {
       throw new IllegalStateException(e);
     }
   }

@@ -186,6 +186,7 @@ class CheckIT {
         .contains("√ the NodeCapability CRD is established")
         .contains("√ the webhook configuration exists: mi-mesh-injector")
         .contains("√ the webhook's caBundle verifies the serving certificate")
+        .contains("√ the serving certificate names the host the API server calls: 127.0.0.1")
         .contains("√ the serving certificate is valid")
         .contains("√ the API server calls the webhook: a dry-run pod in shop: init/nft")
         .contains("√ a redirect path works on every node: 2 nodes")

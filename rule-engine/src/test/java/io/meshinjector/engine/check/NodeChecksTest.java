@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -73,9 +74,7 @@ class NodeChecksTest {
   @Test
   void manyNodesWithoutAPathAreSummedUpAfterTheCap() {
     List<NodePaths.NoPath> many =
-        java.util.stream.IntStream.range(0, 50)
-            .mapToObj(i -> new NodePaths.NoPath("n-" + i, "x"))
-            .toList();
+        IntStream.range(0, 50).mapToObj(i -> new NodePaths.NoPath("n-" + i, "x")).toList();
     List<CheckResult> lines = NodeChecks.paths(50, many, CONFIG.policy().preference());
     assertThat(lines).hasSize(NodeChecks.MAX_LINES + 1);
     assertThat(lines.get(NodeChecks.MAX_LINES).name()).contains("30 more nodes");

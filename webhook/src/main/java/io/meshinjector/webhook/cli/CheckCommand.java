@@ -7,10 +7,12 @@ import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.webhook.check.ClusterChecks;
 import io.meshinjector.webhook.manifest.Manifests;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Help.Visibility;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -48,7 +50,7 @@ public final class CheckCommand implements Callable<Integer> {
       paramLabel = "NS",
       description =
           "The release's namespace (where --pre asks whether you may create its objects).",
-      showDefaultValue = picocli.CommandLine.Help.Visibility.ALWAYS)
+      showDefaultValue = Visibility.ALWAYS)
   String namespace;
 
   @Option(
@@ -64,7 +66,7 @@ public final class CheckCommand implements Callable<Integer> {
       description =
           "Configuration YAML to judge the nodes by. Default: the release's ConfigMap after"
               + " install, the embedded defaults with --pre.")
-  java.nio.file.Path config;
+  Path config;
 
   @Mixin KubeconfigOptions kube;
 
