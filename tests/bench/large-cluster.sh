@@ -2,8 +2,9 @@
 # Large clusters on the real control plane: creates N realistic Nodes (tests/.../plane/RealisticNodes:
 # EKS-shaped, 23 labels, 50 images each) and runs LargeClusterIT against them, which prints one line of
 # figures per heap for serve (time to ready, peak heap after GC, RSS at ready and after a burst of
-# 1,000 pods the API server admits through it) and one for `explain -n`. Needs ../shared/kube-api-test
-# beside the clone. Run alone: no other build or benchmark on the machine, or the times mean nothing.
+# 1,000 pods the API server admits through it), and one each for `explain -n` and `check` (which
+# fails past CHECK_SECONDS, default 10). Needs ../shared/kube-api-test beside the clone. Run alone:
+# no other build or benchmark on the machine, or the times mean nothing.
 #
 #   tests/bench/large-cluster.sh [NODES...]      default: 1000 5000
 #   LARGE_HEAPS=limit=384Mi,96m tests/bench/large-cluster.sh 5000
@@ -19,7 +20,7 @@ heaps=${LARGE_HEAPS:-limit=384Mi,}
 ./mvnw -B -q -DskipTests package >/dev/null
 for n in $nodes; do
   log=$(mktemp)
-  ./mvnw -B -o -pl tests verify -Dit.test=LargeClusterIT -Dtest=none \
+  ./mvnw -B -o -pl tests verify -Dit.test=LargeClusterIT -Dtest=none -Dlarge.checkSeconds="${CHECK_SECONDS:-10}" \
     -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false \
     -Dspotless.check.skip=true -Dlarge.nodes="$n" -Dlarge.heaps="$heaps" -Dlarge.burst=1000 -Dlarge.burstVia="${BURST_VIA:-apiserver}" \
     -Daot.skip=true >"$log" 2>&1 || true

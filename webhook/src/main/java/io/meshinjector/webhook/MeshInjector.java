@@ -1,6 +1,7 @@
 package io.meshinjector.webhook;
 
 import io.meshinjector.webhook.cli.CertsCommand;
+import io.meshinjector.webhook.cli.CheckCommand;
 import io.meshinjector.webhook.cli.ExitCodes;
 import io.meshinjector.webhook.cli.ExplainCommand;
 import io.meshinjector.webhook.cli.InjectCommand;
@@ -12,8 +13,8 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * The one jar's entry point: {@code serve}, {@code inject}, {@code explain}, {@code probe}, {@code
- * certs}.
+ * The one jar's entry point: {@code serve}, {@code inject}, {@code explain}, {@code check}, {@code
+ * probe}, {@code certs}.
  */
 @Command(
     name = "mesh-injector",
@@ -27,6 +28,7 @@ import picocli.CommandLine.Command;
       ServeCommand.class,
       InjectCommand.class,
       ExplainCommand.class,
+      CheckCommand.class,
       ProbeCommand.class,
       CertsCommand.class,
       CommandLine.HelpCommand.class
@@ -37,7 +39,8 @@ import picocli.CommandLine.Command;
       "1:an input, config or cluster file cannot be used",
       "2:invalid command line",
       "3:a pod would be refused",
-      "4:an internal failure (out of memory, a bug), said on stderr"
+      "4:an internal failure (out of memory, a bug), said on stderr",
+      "5:check: a check failed"
     })
 public final class MeshInjector implements Runnable {
   /** The CLI logs to stderr, quietly, so stdout stays the manifests a user pipes on. */

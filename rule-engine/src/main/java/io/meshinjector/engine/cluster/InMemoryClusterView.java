@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -216,6 +217,16 @@ public final class InMemoryClusterView implements ClusterView {
               }
             });
     return reasons;
+  }
+
+  /**
+   * Each node's last probe report time ({@code status.observedAt}), as stored: the check and the
+   * probe-age metrics read it, since the index keeps only the verdicts that are still valid.
+   */
+  public Map<String, Instant> probeReportTimes() {
+    Map<String, Instant> out = new HashMap<>(probes.size() * 2);
+    probes.forEach((node, status) -> out.put(node, status.observedAt()));
+    return out;
   }
 
   public void removeNodeCapability(String nodeName) {

@@ -20,5 +20,8 @@ public final class ExitCodes {
    */
   public static final int INTERNAL = 4;
 
+  /** {@code check}: a check failed (warnings alone exit {@link #OK}). */
+  public static final int CHECK_FAILED = 5;
+
   private ExitCodes() {}
 }

@@ -80,6 +80,11 @@ final class KubeconfigCluster implements AutoCloseable {
     }
   }
 
+  /** The client, for commands that read more than the view. */
+  KubernetesClient client() {
+    return client;
+  }
+
   /** The server and where its address came from, for messages. */
   String where() {
     return where;

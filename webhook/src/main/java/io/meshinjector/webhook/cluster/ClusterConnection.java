@@ -1,7 +1,10 @@
 package io.meshinjector.webhook.cluster;
 
 import io.meshinjector.engine.cluster.ClusterView;
+import io.meshinjector.engine.cluster.InMemoryClusterView;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Instant;
+import java.util.Map;
 
 /** Where {@code serve}'s decisions come from: files read once, or a cluster kept in view. */
 public interface ClusterConnection extends AutoCloseable {
@@ -10,6 +13,14 @@ public interface ClusterConnection extends AutoCloseable {
   ClusterView view();
 
   ViewHealth health();
+
+  /**
+   * Each node's last probe report time, for the probe-age metrics; empty when the view holds no
+   * reports.
+   */
+  default Map<String, Instant> probeReportTimes() {
+    return view() instanceof InMemoryClusterView v ? v.probeReportTimes() : Map.of();
+  }
 
   /** One line for the start-up log: which view is in use. */
   String describe();

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.KubernetesResourceList;
 import io.fabric8.kubernetes.api.model.ListOptions;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
+import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -40,6 +41,14 @@ public final class ClusterSnapshot {
     }
   }
 
+  /** The note when the NodeCapability CRD is not installed, which before an install is expected. */
+  public static final String CRD_MISSING =
+      "the NodeCapability CRD ("
+          + NodeCapabilityStatus.PLURAL
+          + "."
+          + NodeCapabilityStatus.GROUP
+          + ") is not installed: no probe verdicts, only inference from the Nodes";
+
   private ClusterSnapshot() {}
 
   /**
@@ -49,6 +58,15 @@ public final class ClusterSnapshot {
    *     NodeCapability CRD is not a failure (no probe has reported, so there are no verdicts)
    */
   public static Snapshot read(KubernetesClient client, CapabilitiesConfig config) {
+    return read(client, config, ns -> {});
+  }
+
+  /**
+   * As {@link #read(KubernetesClient, CapabilitiesConfig)}, also handing each Namespace, trimmed,
+   * to {@code namespaces}: {@code check} reads their Pod Security labels from the same list.
+   */
+  public static Snapshot read(
+      KubernetesClient client, CapabilitiesConfig config, Consumer<Namespace> namespaces) {
     List<String> notes = new ArrayList<>();
     InMemoryClusterView view = new InMemoryClusterView(config, notes::add);
     // a page at a time, each trimmed before the next is read: the peak is one page of full
@@ -58,7 +76,11 @@ public final class ClusterSnapshot {
     pages(
         "namespaces",
         options -> client.namespaces().list(options),
-        ns -> view.upsert(Trimmed.namespace(ns)));
+        ns -> {
+          Namespace trimmed = Trimmed.namespace(ns);
+          view.upsert(trimmed);
+          namespaces.accept(trimmed);
+        });
     nodeCapabilities(
         client,
         notes,
@@ -92,12 +114,7 @@ public final class ClusterSnapshot {
     } catch (ClusterReadException e) {
       if (e.getCause() instanceof KubernetesClientException k
           && k.getCode() == HttpURLConnection.HTTP_NOT_FOUND) {
-        notes.add(
-            "the NodeCapability CRD ("
-                + NodeCapabilityStatus.PLURAL
-                + "."
-                + NodeCapabilityStatus.GROUP
-                + ") is not installed: no probe verdicts, only inference from the Nodes");
+        notes.add(CRD_MISSING);
         return;
       }
       throw e;
@@ -120,7 +137,7 @@ public final class ClusterSnapshot {
   static final long PAGE = 250;
 
   /** Lists in pages of {@link #PAGE}, handing each object to {@code each} before the next page. */
-  static <T extends HasMetadata> void pages(
+  public static <T extends HasMetadata> void pages(
       String what,
       Function<ListOptions, ? extends KubernetesResourceList<T>> lister,
       Consumer<T> each) {

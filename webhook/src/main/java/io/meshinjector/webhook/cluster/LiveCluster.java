@@ -12,6 +12,8 @@ import io.meshinjector.webhook.labels.LabelPublisher;
 import io.meshinjector.webhook.tls.LeaderElection;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
+import java.time.Instant;
+import java.util.Map;
 import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -81,6 +83,11 @@ public final class LiveCluster implements ClusterConnection {
   @Override
   public ClusterView view() {
     return view;
+  }
+
+  @Override
+  public Map<String, Instant> probeReportTimes() {
+    return cache.probeReportTimes();
   }
 
   @Override

@@ -17,6 +17,7 @@ import io.meshinjector.webhook.http.PodLimits;
 import io.meshinjector.webhook.http.Staleness;
 import io.meshinjector.webhook.metrics.AdmissionMetrics;
 import io.meshinjector.webhook.metrics.ClusterViewMetrics;
+import io.meshinjector.webhook.metrics.NodeHealthMetrics;
 import io.meshinjector.webhook.mutation.InjectionPipeline;
 import io.meshinjector.webhook.mutation.Mutators;
 import io.meshinjector.webhook.tls.TlsConfiguration;
@@ -99,8 +100,11 @@ public class WebhookApplication {
 
   /** Starts the cluster connection's informers and publisher with the server, stops them last. */
   @Bean
-  ClusterLifecycle clusterLifecycle(ClusterConnection cluster, MeterRegistry registry) {
+  ClusterLifecycle clusterLifecycle(
+      ClusterConnection cluster, MeterRegistry registry, MeshConfig config) {
     ClusterViewMetrics.register(registry, cluster.health());
+    NodeHealthMetrics.register(
+        registry, cluster::view, cluster::probeReportTimes, config, Clock.systemUTC());
     return new ClusterLifecycle(cluster, registry);
   }
 

@@ -232,13 +232,15 @@ class InjectCommandTest {
 
   @Test
   void everyCommandHasHelp() {
-    for (String command : new String[] {"serve", "inject", "explain", "probe", "certs"}) {
+    for (String command : new String[] {"serve", "inject", "explain", "check", "probe", "certs"}) {
       Cli.Run run = Cli.run(command, "--help");
       assertThat(run.code()).as(command).isZero();
       assertThat(run.out()).as(command).startsWith("Usage: mesh-injector " + command);
     }
     Cli.Run top = Cli.run("--help");
     assertThat(top.code()).isZero();
-    assertThat(top.out()).contains("serve", "inject", "explain", "probe", "certs");
+    assertThat(top.out())
+        .contains("serve", "inject", "explain", "check", "probe", "certs")
+        .contains("5   check: a check failed");
   }
 }

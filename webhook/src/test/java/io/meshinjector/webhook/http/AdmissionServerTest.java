@@ -3,7 +3,9 @@ package io.meshinjector.webhook.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.meshinjector.engine.RuleEngine;
 import io.meshinjector.engine.cluster.ClusterView;
@@ -34,7 +36,11 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -666,5 +672,65 @@ class AdmissionServerTest {
                 + "placement=\"native-sidecar\"}")
         .contains("mesh_injector_refusals_total{reason=\"invalid-annotation\"}")
         .contains("mesh_injector_errors_total{type=\"unsupported-media-type\"}");
+  }
+
+  /**
+   * The chart's dashboard and alerts query only series this service exports: every metric name in
+   * their PromQL is one the metrics port serves, after the requests that create the counters.
+   */
+  @Test
+  void theChartsDashboardAndAlertsQueryOnlyExportedMetrics() throws Exception {
+    validRequestStillSucceeds();
+    post("text/plain", new byte[0]);
+    ObjectNode refused = Reviews.examplePod();
+    ((ObjectNode) refused.path("metadata"))
+        .putObject("annotations")
+        .put("mesh-injector.io/iptables-mode", "bogus");
+    post(Reviews.podCreate("admission.k8s.io/v1", "shop", refused));
+    ObjectNode job = Reviews.examplePod();
+    ((ObjectNode) job.path("spec")).put("restartPolicy", "Never");
+    post(Reviews.podCreate("admission.k8s.io/v1", "shop", job));
+    String scraped =
+        HttpClient.newHttpClient()
+            .send(HttpRequest.newBuilder(metrics).build(), HttpResponse.BodyHandlers.ofString())
+            .body();
+    Set<String> exported = new TreeSet<>();
+    for (String line : scraped.split("\n")) {
+      if (!line.isBlank() && !line.startsWith("#")) {
+        exported.add(line.split("[{ ]", 2)[0]);
+      }
+    }
+    assertThat(exported)
+        .contains(
+            "mesh_injector_nodes_without_path",
+            "mesh_injector_nodes_by_verdict",
+            "mesh_injector_probe_reports",
+            "mesh_injector_probe_report_oldest_age_seconds");
+    Path chart = Path.of("..", "helm", "mesh-injector", "files");
+    JsonNode dashboard =
+        new ObjectMapper().readTree(chart.resolve("grafana-dashboard.json").toFile());
+    List<String> queries = new ArrayList<>();
+    dashboard.findValues("expr").forEach(e -> queries.add(e.asText()));
+    JsonNode rules =
+        new ObjectMapper(new YAMLFactory())
+            .readTree(chart.resolve("prometheus-rules.yaml").toFile());
+    List<String> alerts = new ArrayList<>();
+    rules.findValues("expr").forEach(e -> alerts.add(e.asText()));
+    assertThat(queries).hasSizeGreaterThan(10);
+    assertThat(alerts).hasSize(9);
+    Pattern name = Pattern.compile("\\bmesh_injector_[a-z0-9_]+");
+    for (String q : concat(queries, alerts)) {
+      Matcher m = name.matcher(q);
+      assertThat(m.find()).as("a mesh_injector metric in %s", q).isTrue();
+      do {
+        assertThat(exported).as("the metric %s of the query %s", m.group(), q).contains(m.group());
+      } while (m.find());
+    }
+  }
+
+  private static List<String> concat(List<String> a, List<String> b) {
+    List<String> all = new ArrayList<>(a);
+    all.addAll(b);
+    return all;
   }
 }
