@@ -57,7 +57,7 @@ class ReinvocationIT {
     int port = KubePlane.freePort();
     release = Release.install(plane, "mi", NS, Release.urlValue(port));
     serve = release.replica("replica", PLANE.dir("replica"), port);
-    serve.start().awaitReady(Duration.ofSeconds(20));
+    serve.start().awaitReady(Duration.ofSeconds(60));
     Workloads.namespace(admin, SHOP, Map.of("inject", "enabled"), Map.of());
     Workloads.awaitInjectionLabel(admin, SHOP, Duration.ofSeconds(20));
 
