@@ -55,6 +55,14 @@ public final class PodInjector {
   private static final JsonNodeFactory F = JsonNodeFactory.instance;
   private static final String FROM = "$" + "{from}";
 
+  /**
+   * Written on every pod this injector injects: the names of all its containers and init containers
+   * once injected, comma-separated. A container missing from it was added after the injection (by a
+   * later mutating webhook), and the chart's matchCondition sends only such pods back on
+   * reinvocation.
+   */
+  public static final String INJECTED_CONTAINERS = "mesh-injector.io/injected-containers";
+
   private final TemplateConfig config;
   private final String proxyName;
   private static final int MAX_CACHED = 512;
@@ -179,6 +187,7 @@ public final class PodInjector {
           return v != null ? v : values.get(name);
         };
     applyMetadata(pod.getMetadata(), rendered(config.templates().metadata(), withInjected).tree());
+    pod.getMetadata().getAnnotations().put(INJECTED_CONTAINERS, containerList(spec));
 
     if (plan.nodeConstraint() != null) {
       // require() writes into the affinity's terms, which are the original's
@@ -188,6 +197,100 @@ public final class PodInjector {
       NodeAffinities.require(spec, plan.nodeConstraint());
     }
     return pod;
+  }
+
+  /**
+   * A pod this injector injected, after a later mutating webhook added containers to it: the added
+   * ones moved to where the injected layout puts app containers, and {@link #INJECTED_CONTAINERS}
+   * updated. Returns {@code original} itself when there is nothing to do (no proxy, no annotation,
+   * or every container listed), so a second call on the same pod changes nothing.
+   *
+   * <p>Only the layout is completed. Values the proxy's template derives from the app containers
+   * when it is rendered (the inbound ports, the app probe rewrite of a flavour that turns it on)
+   * describe the containers of the first injection.
+   */
+  public Pod complete(Pod original) {
+    ObjectMeta meta = original.getMetadata();
+    PodSpec spec = original.getSpec();
+    String listed =
+        meta == null || meta.getAnnotations() == null
+            ? null
+            : meta.getAnnotations().get(INJECTED_CONTAINERS);
+    if (listed == null || spec == null || !alreadyInjected(original)) {
+      return original;
+    }
+    Set<String> known = new HashSet<>(Arrays.asList(listed.split(",")));
+    List<Container> inits = new ArrayList<>(orEmpty(spec.getInitContainers()));
+    List<Container> containers = new ArrayList<>(orEmpty(spec.getContainers()));
+    if (known.containsAll(nameList(inits)) && known.containsAll(nameList(containers))) {
+      return original;
+    }
+    int proxyAt = indexOf(inits, proxyName);
+    if (proxyAt >= 0) {
+      // native sidecar: app init containers start after the redirect and the proxy, so that
+      // they already talk through the mesh
+      List<Container> early = new ArrayList<>();
+      for (Iterator<Container> it = inits.subList(0, proxyAt).iterator(); it.hasNext(); ) {
+        Container c = it.next();
+        if (c != null && !known.contains(c.getName())) {
+          early.add(c);
+          it.remove();
+        }
+      }
+      inits.addAll(indexOf(inits, proxyName) + 1, early);
+    } else {
+      // regular proxy: first among the containers, so its postStart hook holds every app
+      // container; and the redirect last among the init containers, after the app's own
+      containers.add(0, containers.remove(indexOf(containers, proxyName)));
+      int redirectAt = -1;
+      for (int i = 0; i < inits.size(); i++) {
+        if (inits.get(i) != null && known.contains(inits.get(i).getName())) {
+          redirectAt = i;
+        }
+      }
+      if (redirectAt >= 0) {
+        List<Container> late = new ArrayList<>(inits.subList(redirectAt + 1, inits.size()));
+        inits.subList(redirectAt + 1, inits.size()).clear();
+        inits.addAll(redirectAt, late);
+      }
+    }
+    Pod pod = ShallowCopy.of(original);
+    PodSpec completed = ShallowCopy.of(spec);
+    completed.setInitContainers(spec.getInitContainers() == null && inits.isEmpty() ? null : inits);
+    completed.setContainers(containers);
+    pod.setSpec(completed);
+    ObjectMeta m = ShallowCopy.of(meta);
+    Map<String, String> annotations = new LinkedHashMap<>(meta.getAnnotations());
+    annotations.put(INJECTED_CONTAINERS, containerList(completed));
+    m.setAnnotations(annotations);
+    pod.setMetadata(m);
+    return pod;
+  }
+
+  /** The value of {@link #INJECTED_CONTAINERS}: init containers first, then containers. */
+  private static String containerList(PodSpec spec) {
+    List<String> all = new ArrayList<>(nameList(orEmpty(spec.getInitContainers())));
+    all.addAll(nameList(orEmpty(spec.getContainers())));
+    return String.join(",", all);
+  }
+
+  private static List<String> nameList(List<Container> containers) {
+    List<String> out = new ArrayList<>(containers.size());
+    for (Container c : containers) {
+      if (c != null && c.getName() != null) {
+        out.add(c.getName());
+      }
+    }
+    return out;
+  }
+
+  private static int indexOf(List<Container> containers, String name) {
+    for (int i = 0; i < containers.size(); i++) {
+      if (containers.get(i) != null && name.equals(containers.get(i).getName())) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   /** Whether a list render reads, or a container's ports, holds a null element. */

@@ -422,11 +422,13 @@ class IstioCompatibilityTest {
       forEachPodTemplate(
           d,
           t -> {
-            // 1. our own annotations: the decision summary and the injector's version
+            // 1. our own annotations: the decision summary, the injector's version and the
+            // containers it laid out
             ObjectNode a = (ObjectNode) t.path("metadata").path("annotations");
             if (!a.isMissingNode()) {
               a.remove("mesh-injector.io/decision");
               a.remove("mesh-injector.io/injector-version");
+              a.remove(PodInjector.INJECTED_CONTAINERS);
             }
             // 2. seccompProfile RuntimeDefault on istio-proxy and istio-validation
             for (JsonNode ct : containers(t)) {

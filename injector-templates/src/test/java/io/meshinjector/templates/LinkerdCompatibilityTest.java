@@ -95,12 +95,17 @@ class LinkerdCompatibilityTest {
     assertThat(linkerdAnnotations.get("linkerd.io/created-by")).isEqualTo("mesh-injector/test");
     assertThat(annotations)
         .containsEntry("mesh-injector.io/injector-version", "test")
-        .containsKey("mesh-injector.io/decision");
+        .containsKey("mesh-injector.io/decision")
+        .containsKey(PodInjector.INJECTED_CONTAINERS);
 
     // Beyond the features above, nothing else differs either.
     ObjectNode normalised = actual.deepCopy();
     ObjectNode ann = (ObjectNode) normalised.at("/metadata/annotations");
-    ann.remove(List.of("mesh-injector.io/decision", "mesh-injector.io/injector-version"));
+    ann.remove(
+        List.of(
+            "mesh-injector.io/decision",
+            "mesh-injector.io/injector-version",
+            PodInjector.INJECTED_CONTAINERS));
     ann.put("linkerd.io/created-by", expectedAnnotations.get("linkerd.io/created-by"));
     assertThat(normalised).isEqualTo(expected);
   }

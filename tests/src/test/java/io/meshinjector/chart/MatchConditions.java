@@ -4,6 +4,7 @@ import dev.cel.common.CelAbstractSyntaxTree;
 import dev.cel.common.types.SimpleType;
 import dev.cel.compiler.CelCompiler;
 import dev.cel.compiler.CelCompilerFactory;
+import dev.cel.extensions.CelExtensions;
 import dev.cel.parser.CelStandardMacro;
 import dev.cel.runtime.CelRuntime;
 import dev.cel.runtime.CelRuntimeFactory;
@@ -15,8 +16,11 @@ final class MatchConditions {
       CelCompilerFactory.standardCelCompilerBuilder()
           .setStandardMacros(CelStandardMacro.STANDARD_MACROS)
           .addVar("object", SimpleType.DYN)
+          // the API server's CEL environment has the strings extension (split, join, ...)
+          .addLibraries(CelExtensions.strings())
           .build();
-  private static final CelRuntime RUNTIME = CelRuntimeFactory.standardCelRuntimeBuilder().build();
+  private static final CelRuntime RUNTIME =
+      CelRuntimeFactory.standardCelRuntimeBuilder().addLibraries(CelExtensions.strings()).build();
 
   private MatchConditions() {}
 

@@ -552,9 +552,9 @@ class WebhookChartTest {
     assertThat(texts(rule.path("apiVersions"))).containsExactly("v1");
     assertThat(texts(rule.path("resources"))).containsExactly("pods");
     assertThat(w.has("objectSelector")).isFalse();
-    // one call per pod: a pod that already carries the proxy (a reinvocation) is not sent
+    // one call per pod: a pod injected with nothing added since (a reinvocation) is not sent
     assertThat(w.path("matchConditions")).hasSize(1);
-    assertThat(w.at("/matchConditions/0/name").asText()).isEqualTo("proxy-not-injected-yet");
+    assertThat(w.at("/matchConditions/0/name").asText()).isEqualTo("injection-incomplete");
 
     JsonNode ref = w.at("/clientConfig/service");
     assertThat(ref.path("name").asText()).isEqualTo(service.at("/metadata/name").asText());
@@ -645,23 +645,49 @@ class WebhookChartTest {
   }
 
   /**
-   * The condition as the API server evaluates it (CEL, with cel-java): a pod without the proxy is
-   * sent, one that carries it as a container or a native sidecar is not; on servers older than
-   * 1.28, which do not serve matchConditions, there is none.
+   * The condition as the API server evaluates it (CEL, with cel-java and the strings extension the
+   * API server has): a pod without the proxy is sent; one this webhook injected is sent again only
+   * when a container the injection's annotation does not list was added after it; a proxy without
+   * the annotation is another injector's, and not sent. On servers older than 1.28, which do not
+   * serve matchConditions, there is none.
    */
   @Test
-  void aPodThatAlreadyCarriesTheProxyIsNotSentAgain() throws Exception {
+  void onlyAPodWithSomethingLeftToInjectIsSent() throws Exception {
     for (String[] mesh : new String[][] {{"linkerd", "linkerd-proxy"}, {"istio", "istio-proxy"}}) {
       JsonNode w =
           find(render(t -> t.set("config.mesh", mesh[0])), "MutatingWebhookConfiguration", FULLNAME)
               .at("/webhooks/0");
       String expression = w.at("/matchConditions/0/expression").asText();
-      assertThat(MatchConditions.holds(expression, pod(List.of("app"), List.of()))).isTrue();
-      assertThat(MatchConditions.holds(expression, pod(List.of(mesh[1], "app"), List.of())))
+      String proxy = mesh[1];
+      String listed = "init," + proxy + ",app";
+      assertThat(MatchConditions.holds(expression, pod(List.of("app"), List.of(), null))).isTrue();
+      assertThat(MatchConditions.holds(expression, pod(List.of("app"), null, null))).isTrue();
+      // injected, as a container or a native sidecar, nothing added: not sent again
+      assertThat(
+              MatchConditions.holds(
+                  expression, pod(List.of(proxy, "app"), List.of("init"), listed)))
           .isFalse();
-      assertThat(MatchConditions.holds(expression, pod(List.of("app"), List.of(mesh[1]))))
+      assertThat(
+              MatchConditions.holds(
+                  expression, pod(List.of("app"), List.of("init", proxy), listed)))
           .isFalse();
-      assertThat(MatchConditions.holds(expression, pod(List.of("app"), null))).isTrue();
+      // a later webhook added a container, or an init container: sent again
+      assertThat(
+              MatchConditions.holds(
+                  expression, pod(List.of("added", proxy, "app"), List.of("init"), listed)))
+          .isTrue();
+      assertThat(
+              MatchConditions.holds(
+                  expression, pod(List.of("app"), List.of("added", "init", proxy), listed)))
+          .isTrue();
+      // a name that only contains a listed one is not listed
+      assertThat(
+              MatchConditions.holds(
+                  expression, pod(List.of("app2", "app"), List.of("init", proxy), listed)))
+          .isTrue();
+      // another injector's proxy, without our annotation: left alone
+      assertThat(MatchConditions.holds(expression, pod(List.of(proxy, "app"), List.of(), null)))
+          .isFalse();
     }
     JsonNode old =
         find(render(t -> t.withKubeVersion("1.27.0")), "MutatingWebhookConfiguration", FULLNAME)
@@ -669,13 +695,21 @@ class WebhookChartTest {
     assertThat(old.has("matchConditions")).isFalse();
   }
 
-  private static Map<String, Object> pod(List<String> containers, List<String> initContainers) {
+  private static Map<String, Object> pod(
+      List<String> containers, List<String> initContainers, String injectedContainers) {
     Map<String, Object> spec = new java.util.LinkedHashMap<>();
     spec.put("containers", containers.stream().map(n -> Map.of("name", n)).toList());
     if (initContainers != null) {
       spec.put("initContainers", initContainers.stream().map(n -> Map.of("name", n)).toList());
     }
-    return Map.of("spec", spec);
+    Map<String, Object> metadata = new java.util.LinkedHashMap<>();
+    metadata.put("name", "web");
+    if (injectedContainers != null) {
+      metadata.put(
+          "annotations",
+          Map.of("mesh-injector.io/injected-containers", injectedContainers, "other", "x"));
+    }
+    return Map.of("metadata", metadata, "spec", spec);
   }
 
   @Test
@@ -748,7 +782,7 @@ class WebhookChartTest {
     assertThat(excludedNamespaces(w)).containsExactly(NS, "kube-public");
     assertThat(w.at("/objectSelector/matchLabels/team").asText()).isEqualTo("shop");
     // the chart's own condition first, then the user's
-    assertThat(w.at("/matchConditions/0/name").asText()).isEqualTo("proxy-not-injected-yet");
+    assertThat(w.at("/matchConditions/0/name").asText()).isEqualTo("injection-incomplete");
     assertThat(w.at("/matchConditions/1/name").asText()).isEqualTo("not-host-network");
     assertThat(w.at("/matchConditions/1/expression").asText())
         .isEqualTo("!has(object.spec.hostNetwork) || !object.spec.hostNetwork");

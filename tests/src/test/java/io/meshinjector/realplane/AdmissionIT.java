@@ -17,6 +17,7 @@ import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJobBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.meshinjector.plane.ApiServerMetrics;
 import io.meshinjector.plane.Await;
 import io.meshinjector.plane.Cli;
 import io.meshinjector.plane.FakeNodes;
@@ -193,14 +194,11 @@ class AdmissionIT {
 
   /** apiserver_admission_webhook_admission_duration_seconds_count over our webhook's entries. */
   static double webhookCalls() {
-    double total = 0;
-    for (String line : admin.raw("/metrics").split("\n")) {
-      if (line.startsWith("apiserver_admission_webhook_admission_duration_seconds_count{")
-          && line.contains("mesh-injector.io\"")) {
-        total += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-      }
-    }
-    return total;
+    return webhookCalls(admin);
+  }
+
+  static double webhookCalls(KubernetesClient client) {
+    return ApiServerMetrics.calls(client, ".mesh-injector.io");
   }
 
   @Test

@@ -40,6 +40,17 @@ public final class ClusterFiles {
     return InMemoryClusterView.snapshot(config, objects(files, warnings), warnings);
   }
 
+  /** The view of one document's text (YAML or JSON); {@code origin} names it in messages. */
+  public static InMemoryClusterView parse(
+      CapabilitiesConfig config, String text, String origin, Consumer<String> warnings) {
+    ObjectMapper mapper = Manifests.json();
+    List<HasMetadata> out = new ArrayList<>();
+    for (JsonNode doc : Manifests.parse(text, origin)) {
+      collect(mapper, Path.of(origin), doc, out, warnings);
+    }
+    return InMemoryClusterView.snapshot(config, out, warnings);
+  }
+
   /** The Nodes, Namespaces and NodeCapabilities of the files, typed as the view wants them. */
   public static List<HasMetadata> objects(List<Path> files) {
     return objects(files, LOG::warn);

@@ -86,10 +86,11 @@ public record WebhookSettings(
     // bound by io.meshinjector.webhook.tls.TlsSettings and ClusterSettings
     s.skip("tls");
     s.skip("cluster");
-    // bound by io.meshinjector.webhook.http.PodLimits and
-    // io.meshinjector.webhook.server.ServerSettings
+    // bound by io.meshinjector.webhook.http.PodLimits,
+    // io.meshinjector.webhook.server.ServerSettings and WarmupSettings
     s.skip("podLimits");
     s.skip("server");
+    s.skip("warmup");
     s.done();
     return settings;
   }

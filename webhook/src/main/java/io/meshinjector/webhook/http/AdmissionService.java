@@ -22,6 +22,7 @@ import java.util.Optional;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.helpers.NOPLogger;
 
 /**
  * Answers one {@code POST /mutate}: transport checks, decode, decide, render, answer. Never throws:
@@ -38,6 +39,7 @@ public final class AdmissionService {
   private final int maxRequestBytes;
   private final Staleness staleness;
   private final PodLimits podLimits;
+  private final Logger log;
 
   public AdmissionService(
       AdmissionCodec codec,
@@ -57,6 +59,19 @@ public final class AdmissionService {
       int maxRequestBytes,
       PodLimits podLimits,
       Staleness staleness) {
+    this(codec, pipeline, view, metrics, maxRequestBytes, podLimits, staleness, LOG);
+  }
+
+  private AdmissionService(
+      AdmissionCodec codec,
+      InjectionPipeline pipeline,
+      Supplier<ClusterView> view,
+      AdmissionMetrics metrics,
+      int maxRequestBytes,
+      PodLimits podLimits,
+      Staleness staleness,
+      Logger log) {
+    this.log = log;
     this.staleness = Objects.requireNonNull(staleness, "staleness");
     this.codec = Objects.requireNonNull(codec, "codec");
     this.pipeline = Objects.requireNonNull(pipeline, "pipeline");
@@ -64,6 +79,23 @@ public final class AdmissionService {
     this.metrics = Objects.requireNonNull(metrics, "metrics");
     this.maxRequestBytes = maxRequestBytes;
     this.podLimits = Objects.requireNonNull(podLimits, "podLimits");
+  }
+
+  /**
+   * This service's admission path (codec, limits, pipeline) over {@code view}, counted in {@code
+   * metrics} instead of this one's and logging nothing: admissions that are no one's requests, such
+   * as the warm-up before readiness, stay out of what an operator reads.
+   */
+  public AdmissionService unrecorded(Supplier<ClusterView> view, AdmissionMetrics metrics) {
+    return new AdmissionService(
+        codec,
+        pipeline,
+        view,
+        metrics,
+        maxRequestBytes,
+        podLimits,
+        Staleness.never(),
+        NOPLogger.NOP_LOGGER);
   }
 
   public AdmissionCodec codec() {
@@ -91,7 +123,7 @@ public final class AdmissionService {
       String result = result(reply);
       metrics.latency(result, Duration.ofNanos(System.nanoTime() - start));
       if (reply instanceof AdmissionReply.Failed f) {
-        LOG.info("answered {}: {}", f.httpStatus(), f.message());
+        log.info("answered {}: {}", f.httpStatus(), f.message());
       }
     }
     return reply;
@@ -104,7 +136,7 @@ public final class AdmissionService {
     }
     if (body instanceof RequestBody.Unreadable unreadable) {
       // the server's wording is for the log; the caller learns only that the read failed
-      LOG.info("cannot read a request body: {}", unreadable.reason());
+      log.info("cannot read a request body: {}", unreadable.reason());
       metrics.error("bad-request");
       return AdmissionReply.badRequest("the body cannot be read");
     }
@@ -121,7 +153,7 @@ public final class AdmissionService {
       return AdmissionReply.badRequest(e.getMessage());
     } catch (RuntimeException e) {
       metrics.error("internal");
-      LOG.error("cannot decode a request body", e);
+      log.error("cannot decode a request body", e);
       return AdmissionReply.errored(null);
     }
     ctx.uid(request.uid()).namespace(request.namespace()).pod(request.name());
@@ -135,14 +167,14 @@ public final class AdmissionService {
         throw (Error) e;
       }
       metrics.error("internal");
-      LOG.error("admission failed", e);
+      log.error("admission failed", e);
       return AdmissionReply.errored(request.uid());
     }
   }
 
   private AdmissionReply admit(RequestContext ctx, AdmissionRequest request) {
     if (!request.isPodCreate()) {
-      LOG.debug(
+      log.debug(
           "allowed without a look: {} {} {}", request.operation(), request.kind(), request.name());
       return AdmissionReply.allowed(request);
     }
@@ -180,15 +212,21 @@ public final class AdmissionService {
     Map<String, String> audit =
         Map.of("decision", decision.summary(), "outcome", decision.outcomeCode());
     if (decision.outcome() instanceof Outcome.Refuse refuse) {
-      LOG.info("refused ({}): {}", refuse.reason().code(), refuse.message());
+      log.info("refused ({}): {}", refuse.reason().code(), refuse.message());
       return AdmissionReply.refused(
           request, refuse.reason().code(), refuse.message(), warnings, audit);
     }
     if (decision.outcome() instanceof Outcome.Skip skip) {
-      LOG.info("admitted without injection ({}): {}", skip.reason().code(), skip.message());
+      if (!result.patch().isEmpty()) {
+        log.info(
+            "completed containers added after injection ({} patch operations)",
+            result.patch().size());
+        return AdmissionReply.patched(request, result.patch(), warnings, audit);
+      }
+      log.info("admitted without injection ({}): {}", skip.reason().code(), skip.message());
       return AdmissionReply.allowed(request, warnings, audit);
     }
-    LOG.info("injected: {} ({} patch operations)", decision.summary(), result.patch().size());
+    log.info("injected: {} ({} patch operations)", decision.summary(), result.patch().size());
     return AdmissionReply.patched(request, result.patch(), warnings, audit);
   }
 

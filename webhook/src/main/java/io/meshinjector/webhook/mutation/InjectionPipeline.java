@@ -7,6 +7,8 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.meshinjector.engine.RuleEngine;
 import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.decision.Decision;
+import io.meshinjector.engine.decision.Outcome;
+import io.meshinjector.engine.decision.SkipReason;
 import io.meshinjector.templates.JsonPatches;
 import java.util.Objects;
 
@@ -35,6 +37,14 @@ public final class InjectionPipeline {
   public Result run(String workload, JsonNode original, Pod pod, ClusterView view) {
     Decision decision = engine.decide(workload, pod, view);
     if (!decision.inject()) {
+      if (decision.outcome() instanceof Outcome.Skip skip
+          && skip.reason() == SkipReason.ALREADY_INJECTED) {
+        // a reinvocation: a later webhook may have added containers to the pod we injected
+        Pod completed = mutator.complete(pod);
+        if (completed != pod) {
+          return new Result(decision, Patches.between(mapper, original, pod, completed));
+        }
+      }
       return new Result(decision, mapper.createArrayNode());
     }
     Pod rendered = mutator.render(pod, decision);
@@ -42,7 +52,8 @@ public final class InjectionPipeline {
   }
 
   /**
-   * @param patch the JSON Patch; empty when the pod is not injected or rendering changed nothing
+   * @param patch the JSON Patch; empty when the pod is not injected or rendering changed nothing,
+   *     and for an already injected pod the completion of containers added after the injection
    */
   public record Result(Decision decision, ArrayNode patch) {}
 

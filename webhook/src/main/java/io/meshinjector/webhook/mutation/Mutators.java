@@ -1,6 +1,8 @@
 package io.meshinjector.webhook.mutation;
 
+import io.fabric8.kubernetes.api.model.Pod;
 import io.meshinjector.engine.config.MeshConfig;
+import io.meshinjector.engine.decision.Decision;
 import io.meshinjector.templates.PodInjector;
 import io.meshinjector.templates.TemplateConfig;
 
@@ -12,6 +14,17 @@ public final class Mutators {
    * @throws io.meshinjector.engine.config.ConfigException naming a template key that is wrong
    */
   public static PodMutator forConfig(MeshConfig config) {
-    return new PodInjector(TemplateConfig.from(config))::render;
+    PodInjector injector = new PodInjector(TemplateConfig.from(config));
+    return new PodMutator() {
+      @Override
+      public Pod render(Pod original, Decision decision) {
+        return injector.render(original, decision);
+      }
+
+      @Override
+      public Pod complete(Pod original) {
+        return injector.complete(original);
+      }
+    };
   }
 }

@@ -11,4 +11,13 @@ import io.meshinjector.engine.decision.Decision;
 public interface PodMutator {
   /** The pod as it should be admitted; {@code original} is left unchanged. */
   Pod render(Pod original, Decision decision);
+
+  /**
+   * An already injected pod sent again (the API server's reinvocation after a later webhook added
+   * containers), completed for those containers; {@code original} itself when there is nothing to
+   * do.
+   */
+  default Pod complete(Pod original) {
+    return original;
+  }
 }

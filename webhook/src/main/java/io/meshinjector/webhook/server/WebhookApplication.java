@@ -98,6 +98,12 @@ public class WebhookApplication {
         new Staleness(health, clusterSettings.staleAfter()));
   }
 
+  /** Admissions of an example pod in-process, before readiness turns to accepting traffic. */
+  @Bean
+  Warmup warmup(AdmissionService service, MeshConfig config, ApplicationAvailability availability) {
+    return new Warmup(service, config, WarmupSettings.from(config), availability);
+  }
+
   /** Starts the cluster connection's informers and publisher with the server, stops them last. */
   @Bean
   ClusterLifecycle clusterLifecycle(

@@ -142,6 +142,8 @@ public final class WebhookServer {
             + s.tlsReloadQuietPeriod().toMillis()
             + "ms");
     ServerSettings server = ServerSettings.from(options.config());
+    // read here so that a wrong value stops the start before the server is up
+    WarmupSettings.from(options.config());
     // SIGTERM: ShutdownDrain keeps serving for the drain period, then requests in flight finish
     p.add("--server.shutdown=graceful");
     p.add(

@@ -1,0 +1,127 @@
+package io.meshinjector.webhook.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.meshinjector.engine.cluster.ClusterView;
+import io.meshinjector.engine.config.ConfigLoader;
+import io.meshinjector.engine.config.MeshConfig;
+import io.meshinjector.webhook.MeshInjector;
+import io.meshinjector.webhook.cli.ServeCommand;
+import io.meshinjector.webhook.cluster.ClusterFiles;
+import io.meshinjector.webhook.http.AdmissionCodec;
+import io.meshinjector.webhook.http.AdmissionService;
+import io.meshinjector.webhook.http.PodLimits;
+import io.meshinjector.webhook.support.Captured;
+import io.meshinjector.webhook.support.ExampleService;
+import io.meshinjector.webhook.support.Reviews;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.availability.ReadinessState;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * The warm-up admits the example pod through the service's own path before readiness, and neither
+ * the admission metrics nor the log count it.
+ */
+class WarmupTest {
+  private static final MeshConfig CONFIG = ConfigLoader.defaults();
+
+  @Test
+  void itAdmitsThePodAndCountsNowhere() throws Exception {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    ClusterView view =
+        ClusterFiles.load(CONFIG.engine().capabilities(), List.of(Reviews.example("cluster.yaml")));
+    AdmissionService service =
+        ExampleService.of(
+            new AdmissionCodec(100, 1 << 20),
+            () -> view,
+            registry,
+            3 << 20,
+            PodLimits.from(CONFIG));
+    Warmup warmup =
+        new Warmup(
+            service,
+            CONFIG,
+            new WarmupSettings(25, Duration.ofSeconds(30)),
+            new org.springframework.boot.availability.ApplicationAvailabilityBean());
+    try (Captured log = Captured.on(AdmissionService.class)) {
+      assertThat(warmup.admissions()).isEqualTo(25);
+      assertThat(log.lines()).isEmpty();
+      assertThat(registry.find("mesh_injector_admission").timers()).isEmpty();
+      assertThat(registry.find("mesh_injector_decisions").counters()).isEmpty();
+
+      // the same review as a request is logged and counted: the checks above can fail
+      byte[] review;
+      try (InputStream in = Warmup.class.getResourceAsStream("aot-training-review.json")) {
+        review = in.readAllBytes();
+      }
+      service.handle("application/json", review.length, new ByteArrayInputStream(review));
+      assertThat(log.lines()).isNotEmpty();
+      assertThat(registry.find("mesh_injector_admission").timer().count()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void aTimeLimitStopsIt() {
+    AdmissionService service = ExampleService.withMaxRequestBytes(3 << 20);
+    Warmup warmup =
+        new Warmup(
+            service,
+            CONFIG,
+            new WarmupSettings(1_000_000, Duration.ofMillis(300)),
+            new org.springframework.boot.availability.ApplicationAvailabilityBean());
+    long start = System.nanoTime();
+    int done = warmup.admissions();
+    assertThat(done).isPositive().isLessThan(1_000_000);
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+  }
+
+  /** Served as {@code serve} runs: the warm-up ran while readiness still refused traffic. */
+  @Test
+  void serveWarmsUpBeforeItIsReady(@TempDir Path tmp) throws Exception {
+    Path config = tmp.resolve("config.yaml");
+    Files.writeString(config, "webhook:\n  warmup:\n    admissions: 40\n");
+    var cli = MeshInjector.commandLine();
+    int code =
+        cli.execute(
+            "serve",
+            "--port=0",
+            "--metrics-port=0",
+            "--tls-dir=" + tmp.resolve("tls"),
+            "--config=" + config,
+            "--cluster=" + Reviews.example("cluster.yaml"));
+    assertThat(code).isZero();
+    ConfigurableApplicationContext context =
+        ((ServeCommand) cli.getSubcommands().get("serve").getCommand()).context();
+    try {
+      Warmup warmup = context.getBean(Warmup.class);
+      assertThat(warmup.completed()).isEqualTo(40);
+      assertThat(warmup.readinessAtRun()).isEqualTo(ReadinessState.REFUSING_TRAFFIC);
+      ServerPorts ports = context.getBean(ServerPorts.class);
+      String metrics =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(
+                          URI.create("http://localhost:" + ports.management() + "/metrics"))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString())
+              .body();
+      assertThat(metrics).doesNotContain("mesh_injector_decisions_total{");
+      assertThat(metrics)
+          .doesNotContainPattern("mesh_injector_admission_seconds_count\\{[^}]*\\} [1-9]");
+    } finally {
+      context.close();
+    }
+  }
+}
