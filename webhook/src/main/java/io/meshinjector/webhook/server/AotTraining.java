@@ -1,5 +1,16 @@
 package io.meshinjector.webhook.server;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.NamespaceList;
+import io.fabric8.kubernetes.api.model.NodeList;
+import io.fabric8.kubernetes.api.model.WatchEvent;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.meshinjector.webhook.cluster.ClusterClients;
+import io.meshinjector.webhook.cluster.Trimmed;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -14,6 +25,7 @@ import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 import org.slf4j.Logger;
@@ -22,14 +34,16 @@ import org.slf4j.LoggerFactory;
 /**
  * The workload of a JDK 25 AOT-cache training run ({@code bin/train-aot-cache}, the image build):
  * with {@code -Dmesh-injector.aot.train=true}, {@code serve} posts a typical pod's AdmissionReview
- * to itself over HTTP/1.1 and HTTP/2, reads its probes and metrics, and exits, so the JVM writes
- * the classes a real admission uses, loaded and linked, into {@code -XX:AOTCacheOutput} (the
- * launcher leaves the method profiles out: see {@code bin/mesh-injector}).
+ * to itself over HTTP/1.1 and HTTP/2, reads its probes and metrics, reads {@code /readyz} once more
+ * through the Kubernetes client a start in a cluster uses, and exits, so the JVM writes the classes
+ * a real admission uses, loaded and linked, into {@code -XX:AOTCacheOutput} (the launcher leaves
+ * the method profiles out: see {@code bin/mesh-injector}).
  */
 public final class AotTraining {
   public static final String PROPERTY = "mesh-injector.aot.train";
   private static final Logger LOG = LoggerFactory.getLogger(AotTraining.class);
   private static final String REVIEW = "aot-training-review.json";
+  private static final String CLUSTER = "aot-training-cluster.json";
   private static final int ROUNDS = 300;
 
   private AotTraining() {}
@@ -81,7 +95,49 @@ public final class AotTraining {
     HttpClient plain = HttpClient.newHttpClient();
     status(plain, get(URI.create("http://localhost:" + ports.management() + "/metrics")));
     LOG.info("AOT training: {} of {} admissions answered 200", ok, 2 * ROUNDS);
+    try {
+      LOG.info("AOT training: the cluster client read /readyz: {}", clusterClient(base, trustFile));
+    } catch (Exception e) {
+      // a cache without these classes only starts slower in a cluster
+      LOG.warn("AOT training: the cluster client's part failed: {}", e.toString());
+    }
     return ok;
+  }
+
+  /**
+   * What a start in a cluster loads and the training's cluster file never does: the Kubernetes
+   * client on Vert.x with its TLS, and the decoding of Node and Namespace lists and of a watch
+   * event, trimmed as the informers trim them. Without them in the cache, serve, explain and check
+   * loaded them cold before the first list.
+   *
+   * @return the HTTP status of the server's {@code /readyz} as the client read it
+   */
+  public static int clusterClient(URI base, Path trustFile) throws Exception {
+    JsonNode fixture;
+    try (InputStream in = AotTraining.class.getResourceAsStream(CLUSTER)) {
+      fixture = new ObjectMapper().readTree(Objects.requireNonNull(in, CLUSTER));
+    }
+    Config config =
+        new ConfigBuilder()
+            .withMasterUrl(base.toString())
+            .withCaCertFile(trustFile.toString())
+            .withRequestTimeout(10_000)
+            .build();
+    try (KubernetesClient client = ClusterClients.builder().withConfig(config).build()) {
+      KubernetesSerialization json = client.getKubernetesSerialization();
+      json.unmarshal(fixture.get("nodes").toString(), NodeList.class)
+          .getItems()
+          .forEach(n -> Trimmed.withoutPublishedLabels(Trimmed.node(n)));
+      json.unmarshal(fixture.get("namespaces").toString(), NamespaceList.class)
+          .getItems()
+          .forEach(Trimmed::namespace);
+      json.unmarshal(fixture.get("event").toString(), WatchEvent.class);
+      io.fabric8.kubernetes.client.http.HttpClient http = client.getHttpClient();
+      return http.sendAsync(
+              http.newHttpRequestBuilder().uri(base.resolve("/readyz")).build(), String.class)
+          .get(10, TimeUnit.SECONDS)
+          .code();
+    }
   }
 
   private static HttpRequest get(URI uri) {

@@ -218,6 +218,18 @@ class AdmissionServerTest {
         .containsKey("mesh-injector.io/decision");
   }
 
+  /**
+   * The AOT training's cluster part: the Kubernetes client, over its own TLS trusting only the
+   * serve's CA, reads the running server, and the bundled Node and Namespace lists decode.
+   */
+  @Test
+  void theAotTrainingsClusterClientReachesTheServerOverTls() throws Exception {
+    assertThat(
+            io.meshinjector.webhook.server.AotTraining.clusterClient(
+                base, tmp.resolve("tls/ca.crt")))
+        .isEqualTo(200);
+  }
+
   @Test
   void injectsTheExamplePodAndThePatchAppliesWithParsson() throws Exception {
     JsonNode review = Reviews.exampleJson("admission-review.json");
