@@ -27,6 +27,11 @@ class LauncherHeapTest {
   }
 
   Launch dryRun(String memoryMax, String... args) throws IOException, InterruptedException {
+    return dryRunWith("", memoryMax, args);
+  }
+
+  Launch dryRunWith(String javaOpts, String memoryMax, String... args)
+      throws IOException, InterruptedException {
     Files.writeString(cgroup.resolve("memory.max"), memoryMax + "\n");
     Path root = Path.of(System.getProperty("project.root", ".."));
     List<String> command =
@@ -38,6 +43,7 @@ class LauncherHeapTest {
     pb.environment().remove("MESH_INJECTOR_MAX_HEAP");
     pb.environment().remove("MESH_INJECTOR_MIN_HEAP");
     pb.environment().remove("MESH_INJECTOR_NON_HEAP");
+    pb.environment().put("MESH_INJECTOR_JAVA_OPTS", javaOpts);
     // the launcher needs a jar to name; the build's is there after package, a stand-in otherwise
     Path jar = Files.createTempFile(cgroup, "stand-in", ".jar");
     pb.environment().put("MESH_INJECTOR_JAR", jar.toString());
@@ -73,6 +79,15 @@ class LauncherHeapTest {
     assertThat(launch.err())
         .contains("leaves less than 64 MiB of heap")
         .contains("at least 384 MiB");
+  }
+
+  /** The chart's javaToolOptions come after the launcher's flags: an -Xms of ours would clash. */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource({"-Xmx200m", "-XX:MaxRAMPercentage=50"})
+  void anOperatorsHeapFlagReplacesTheDerivedHeap(String flag) throws Exception {
+    Launch launch = dryRunWith("-XX:-UsePerfData " + flag, "402653184", "serve");
+
+    assertThat(launch.flags()).containsSubsequence(flag).doesNotContain("-Xms96m", "-Xmx96m");
   }
 
   @ParameterizedTest(name = "{0}")
