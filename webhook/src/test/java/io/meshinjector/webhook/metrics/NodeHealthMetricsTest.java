@@ -12,14 +12,13 @@ import io.meshinjector.engine.capability.Verdict;
 import io.meshinjector.engine.cluster.InMemoryClusterView;
 import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.engine.config.MeshConfig;
+import io.meshinjector.webhook.tls.MutableClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 class NodeHealthMetricsTest {
@@ -50,26 +49,6 @@ class NodeHealthMetricsTest {
     return r;
   }
 
-  /** A clock the test moves. */
-  static final class Moving extends Clock {
-    final AtomicReference<Instant> now = new AtomicReference<>(NOW);
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now.get();
-    }
-  }
-
   @Test
   void theGaugesCountNodesByVerdictWithoutPathAndByProbeReport() {
     InMemoryClusterView view = new InMemoryClusterView(CONFIG.engine().capabilities());
@@ -90,7 +69,7 @@ class NodeHealthMetricsTest {
             NOW.minus(Duration.ofHours(3)),
             Map.of(CapabilityKey.IPTABLES_NFT, Verdict.AVAILABLE)));
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    Moving clock = new Moving();
+    MutableClock clock = new MutableClock(NOW);
     NodeHealthMetrics.register(registry, () -> view, view::probeReportTimes, CONFIG, clock);
 
     assertThat(registry.get(NodeHealthMetrics.WITHOUT_PATH).gauge().value()).isEqualTo(1);
@@ -121,7 +100,7 @@ class NodeHealthMetricsTest {
     // within the refresh period a scrape reuses the figures; after it, they follow the view
     view.removeNode("broken");
     assertThat(registry.get(NodeHealthMetrics.WITHOUT_PATH).gauge().value()).isEqualTo(1);
-    clock.now.set(NOW.plus(NodeHealthMetrics.REFRESH));
+    clock.advance(NodeHealthMetrics.REFRESH);
     assertThat(registry.get(NodeHealthMetrics.WITHOUT_PATH).gauge().value()).isZero();
     assertThat(registry.get(NodeHealthMetrics.OLDEST_REPORT).gauge().value())
         .isEqualTo(3 * 3600.0 + NodeHealthMetrics.REFRESH.toSeconds());
