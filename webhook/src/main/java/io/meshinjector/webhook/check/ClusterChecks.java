@@ -25,11 +25,11 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The cluster side of {@code mesh-injector check}: one list per resource kind (in pages, each
- * trimmed before the next, as {@link ClusterSnapshot} reads), no per-node call; the judgement of
- * what was read is the pure {@link NodeChecks}. Every read that fails becomes a failed check naming
- * it, so one missing permission does not hide the rest of the report. What is checked before an
- * install is {@link PreInstallChecks}', after it {@link InstallChecks}'.
+ * The cluster side of {@code mesh-injector check}: one list per resource kind (streamed, each
+ * object trimmed as it is decoded, as {@link ClusterSnapshot} reads), no per-node call; the
+ * judgement of what was read is the pure {@link NodeChecks}. Every read that fails becomes a failed
+ * check naming it, so one missing permission does not hide the rest of the report. What is checked
+ * before an install is {@link PreInstallChecks}', after it {@link InstallChecks}'.
  */
 public final class ClusterChecks {
   static final String API = "kubernetes-api";

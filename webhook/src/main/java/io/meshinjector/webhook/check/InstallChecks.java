@@ -1,6 +1,5 @@
 package io.meshinjector.webhook.check;
 
-import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -37,6 +36,7 @@ import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -376,17 +376,13 @@ final class InstallChecks {
             config.engine().capabilities().probeTtl()));
     List<PodsAtRisk.InjectedPod> pods = new ArrayList<>();
     try {
-      // only what the check needs of each pod is kept; a page of full pods at a time at most
-      ClusterSnapshot.pages(
+      // only what the check needs of each pod is kept; one full pod at a time at most
+      ClusterSnapshot.forEach(
           "running pods",
-          options ->
-              client
-                  .pods()
-                  .inAnyNamespace()
-                  .list(
-                      new ListOptionsBuilder(options)
-                          .withFieldSelector("status.phase=Running")
-                          .build()),
+          client,
+          "api/v1/pods",
+          Map.of("fieldSelector", "status.phase=Running"),
+          Pod.class,
           pod -> injected(pod).ifPresent(pods::add));
     } catch (ClusterReadException e) {
       out.add(

@@ -21,17 +21,28 @@ import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
  * built from maps, and an update without managedFields keeps the server's.
  */
 public final class ClusterClients {
-  private static final KubernetesSerialization SERIALIZATION = serialization();
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+  private static final KubernetesSerialization SERIALIZATION = serialization(MAPPER);
 
   private ClusterClients() {}
 
-  /** A client builder whose decoding skips the bulk above. */
+  /** A client builder whose decoding skips the bulk above, on BoringSSL where it loads. */
   public static KubernetesClientBuilder builder() {
-    return new KubernetesClientBuilder().withKubernetesSerialization(SERIALIZATION);
+    return new KubernetesClientBuilder()
+        .withKubernetesSerialization(SERIALIZATION)
+        .withHttpClientFactory(new NativeTlsHttpClientFactory());
+  }
+
+  /** The clients' decoder, configured by fabric8 and skipping the bulk, for streamed lists. */
+  static ObjectMapper mapper() {
+    return MAPPER;
   }
 
   static KubernetesSerialization serialization() {
-    ObjectMapper mapper = new ObjectMapper();
+    return serialization(new ObjectMapper());
+  }
+
+  private static KubernetesSerialization serialization(ObjectMapper mapper) {
     mapper.addMixIn(NodeStatus.class, NodeStatusWithoutBulk.class);
     mapper.addMixIn(ObjectMeta.class, ObjectMetaWithoutManagedFields.class);
     return new KubernetesSerialization(mapper, true);

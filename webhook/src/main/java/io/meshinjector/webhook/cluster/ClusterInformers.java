@@ -7,8 +7,11 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.Informable;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.impl.DefaultSharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.impl.ListerWatcher;
 import io.meshinjector.engine.cluster.InMemoryClusterView;
 import io.meshinjector.engine.config.CniDaemonSet;
 import java.time.Clock;
@@ -21,10 +24,12 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,10 +53,10 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
       List.of("nodes", "namespaces", "nodecapabilities", "cni-pods");
 
   /**
-   * Objects per page of an informer's list. A whole list of 5,000 Nodes, each with its images and
-   * conditions, is decoded at once otherwise, and that peak, not the trimmed cache, is what ran a
-   * 307 MiB heap out of memory; a page at a time keeps the peak at one page's worth of full
-   * objects.
+   * Objects per page where an informer lists through fabric8 (NodeCapabilities, the CNI pods, and
+   * Nodes and Namespaces if fabric8's operation is not the lister {@link #streamed} expects): a
+   * whole list of 5,000 Nodes decoded at once ran a 307 MiB heap out of memory. Nodes and
+   * Namespaces are streamed instead, one object at a time.
    */
   static final long PAGE = 250;
 
@@ -70,6 +75,16 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
   private final Map<String, String> readyCniPods = new ConcurrentHashMap<>();
 
   private final ScheduledExecutorService ticker;
+
+  /** Where the streamed lists are read and the informers tell their handlers. */
+  private final ExecutorService lists =
+      Executors.newCachedThreadPool(
+          r -> {
+            Thread t = new Thread(r, "cluster-view-list");
+            t.setDaemon(true);
+            return t;
+          });
+
   private final List<Consumer<String>> namespaceListeners =
       new java.util.concurrent.CopyOnWriteArrayList<>();
   private SharedIndexInformer<Node> nodeInformer;
@@ -109,7 +124,7 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
         informer(
             "nodes",
             true,
-            client.nodes().withLimit(PAGE).runnableInformer(0),
+            streamed(client.nodes().withLimit(PAGE), "api/v1/nodes", Node.class, Trimmed::node),
             Trimmed::node,
             new Handler<Node>() {
               @Override
@@ -128,7 +143,11 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
         informer(
             "namespaces",
             true,
-            client.namespaces().withLimit(PAGE).runnableInformer(0),
+            streamed(
+                client.namespaces().withLimit(PAGE),
+                "api/v1/namespaces",
+                Namespace.class,
+                Trimmed::namespace),
             Trimmed::namespace,
             new Handler<Namespace>() {
               @Override
@@ -196,11 +215,28 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
     ticker.scheduleWithFixedDelay(this::sample, 0, TICK.toMillis(), TimeUnit.MILLISECONDS);
   }
 
+  /**
+   * An informer whose lists are streamed ({@link StreamedLister}), or fabric8's own, paged, when
+   * its operation is not the lister fabric8's informers are built on.
+   */
+  @SuppressWarnings("unchecked")
+  private <T extends HasMetadata, O extends Informable<T>> SharedIndexInformer<T> streamed(
+      O operation, String path, Class<T> type, UnaryOperator<T> trim) {
+    if (operation instanceof ListerWatcher<?, ?> watcher) {
+      return new DefaultSharedIndexInformer<T, StreamedLister.Items<T>>(
+          type,
+          new StreamedLister<>(client, path, type, trim, (ListerWatcher<T, ?>) watcher, lists),
+          0,
+          lists);
+    }
+    return operation.runnableInformer(0);
+  }
+
   private <T extends HasMetadata> SharedIndexInformer<T> informer(
       String name,
       boolean required,
       SharedIndexInformer<T> informer,
-      java.util.function.UnaryOperator<T> trim,
+      UnaryOperator<T> trim,
       ResourceEventHandler<T> handler) {
     Source source = new Source(name, required, informer, describe(name));
     informer.itemStore(new TrimmingStore<>(trim));
@@ -359,6 +395,7 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
     closed = true;
     ticker.shutdownNow();
     sources.forEach(Source::close);
+    lists.shutdownNow();
   }
 
   /** Add and update do the same: the state wins, not the transition. */

@@ -1,11 +1,8 @@
 package io.meshinjector.webhook.cluster;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.KubernetesResourceList;
-import io.fabric8.kubernetes.api.model.ListOptions;
-import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -17,8 +14,8 @@ import io.meshinjector.engine.config.CniDaemonSet;
 import java.net.HttpURLConnection;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
-import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -69,13 +66,13 @@ public final class ClusterSnapshot {
       KubernetesClient client, CapabilitiesConfig config, Consumer<Namespace> namespaces) {
     List<String> notes = new ArrayList<>();
     InMemoryClusterView view = new InMemoryClusterView(config, notes::add);
-    // a page at a time, each trimmed before the next is read: the peak is one page of full
-    // objects, not the whole cluster's
-    pages(
-        "nodes", options -> client.nodes().list(options), node -> view.upsert(Trimmed.node(node)));
-    pages(
+    // each object trimmed as it is decoded: the peak is one full object, not the cluster
+    forEach("nodes", client, "api/v1/nodes", Node.class, node -> view.upsert(Trimmed.node(node)));
+    forEach(
         "namespaces",
-        options -> client.namespaces().list(options),
+        client,
+        "api/v1/namespaces",
+        Namespace.class,
         ns -> {
           Namespace trimmed = Trimmed.namespace(ns);
           view.upsert(trimmed);
@@ -107,9 +104,11 @@ public final class ClusterSnapshot {
       KubernetesClient client, List<String> notes, Consumer<GenericKubernetesResource> each) {
     String what = "nodecapabilities." + NodeCapabilityStatus.GROUP;
     try {
-      pages(
+      forEach(
           what,
-          options -> client.genericKubernetesResources(NODE_CAPABILITIES).list(options),
+          client,
+          "apis/" + NodeCapabilityStatus.API_VERSION + "/" + NodeCapabilityStatus.PLURAL,
+          GenericKubernetesResource.class,
           each);
     } catch (ClusterReadException e) {
       if (e.getCause() instanceof KubernetesClientException k
@@ -133,24 +132,26 @@ public final class ClusterSnapshot {
         });
   }
 
-  /** Objects per page of a list. */
-  static final long PAGE = 250;
+  /**
+   * Lists one kind through {@link StreamedList}, handing each object to {@code each} as it is
+   * decoded.
+   *
+   * @throws ClusterReadException naming {@code what} when the list fails
+   */
+  public static <T> void forEach(
+      String what, KubernetesClient client, String path, Class<T> type, Consumer<T> each) {
+    forEach(what, client, path, Map.of(), type, each);
+  }
 
-  /** Lists in pages of {@link #PAGE}, handing each object to {@code each} before the next page. */
-  public static <T extends HasMetadata> void pages(
+  /** As above, with query parameters such as a field selector. */
+  public static <T> void forEach(
       String what,
-      Function<ListOptions, ? extends KubernetesResourceList<T>> lister,
+      KubernetesClient client,
+      String path,
+      Map<String, String> query,
+      Class<T> type,
       Consumer<T> each) {
-    ListOptions options = new ListOptionsBuilder().withLimit(PAGE).build();
-    while (true) {
-      KubernetesResourceList<T> page = list(what, () -> lister.apply(options));
-      page.getItems().forEach(each);
-      String next = page.getMetadata() == null ? null : page.getMetadata().getContinue();
-      if (next == null || next.isEmpty()) {
-        return;
-      }
-      options.setContinue(next);
-    }
+    list(what, () -> StreamedList.forEach(client, path, query, type, each));
   }
 
   private static <T> T list(String what, Supplier<T> lister) {

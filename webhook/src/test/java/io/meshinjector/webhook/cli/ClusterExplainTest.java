@@ -244,8 +244,8 @@ class ClusterExplainTest {
     server
         .expect()
         .get()
-        // the first page of the list, as the CLI reads it
-        .withPath("/apis/mesh-injector.io/v1alpha1/nodecapabilities?limit=250")
+        // the list as the CLI reads it: whole, from the API server's watch cache
+        .withPath("/apis/mesh-injector.io/v1alpha1/nodecapabilities?resourceVersion=0")
         .andReturn(
             404,
             Map.of(

@@ -1,0 +1,104 @@
+package io.meshinjector.webhook.cluster;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.KubernetesResourceList;
+import io.fabric8.kubernetes.api.model.ListMeta;
+import io.fabric8.kubernetes.api.model.ListOptions;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.dsl.internal.AbstractWatchManager;
+import io.fabric8.kubernetes.client.informers.impl.ListerWatcher;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.function.UnaryOperator;
+
+/**
+ * An informer's lister that reads its lists through {@link StreamedList} and watches as fabric8
+ * does. fabric8's own lister reads pages from etcd, each buffered whole; for 5,000 Nodes that took
+ * the API server 4 to 6 s on these machines, against 1.7 s for the first list from its watch cache
+ * ({@code resourceVersion=0}, as client-go's informers start). Later lists, after a watch expired,
+ * are read from etcd ({@code resourceVersion} unset), so a re-list never goes back in time; they
+ * are streamed as well.
+ *
+ * <p>Each item is trimmed as it is decoded, so the list the informer receives holds only what its
+ * cache keeps.
+ */
+final class StreamedLister<T extends HasMetadata>
+    implements ListerWatcher<T, StreamedLister.Items<T>> {
+  /** A list as the informer reads it: its metadata and its items. */
+  record Items<T extends HasMetadata>(ListMeta getMetadata, List<T> getItems)
+      implements KubernetesResourceList<T> {}
+
+  private final KubernetesClient client;
+  private final String path;
+  private final Class<T> type;
+  private final UnaryOperator<T> trim;
+  private final ListerWatcher<T, ?> watcher;
+  private final Executor executor;
+  private volatile boolean listedOnce;
+
+  /**
+   * @param watcher fabric8's lister for the same resources, for the watches
+   * @param executor where the blocking reads run: never the caller, which may be an event loop
+   */
+  StreamedLister(
+      KubernetesClient client,
+      String path,
+      Class<T> type,
+      UnaryOperator<T> trim,
+      ListerWatcher<T, ?> watcher,
+      Executor executor) {
+    this.client = client;
+    this.path = path;
+    this.type = type;
+    this.trim = trim;
+    this.watcher = watcher;
+    this.executor = executor;
+  }
+
+  @Override
+  public CompletableFuture<Items<T>> submitList(ListOptions options) {
+    // the first list may be as old as the watch cache; a re-list must not be older than what
+    // the informer has already seen
+    Map<String, String> query = listedOnce ? Map.of("resourceVersion", "") : Map.of();
+    return CompletableFuture.supplyAsync(
+        () -> {
+          List<T> items = new ArrayList<>();
+          ListMeta meta =
+              StreamedList.forEach(client, path, query, type, item -> items.add(trim.apply(item)));
+          listedOnce = true;
+          return new Items<>(meta, items);
+        },
+        executor);
+  }
+
+  @Override
+  public CompletableFuture<AbstractWatchManager<T>> submitWatch(
+      ListOptions options, Watcher<T> events) {
+    return watcher.submitWatch(options, events);
+  }
+
+  @Override
+  public Long getLimit() {
+    return null;
+  }
+
+  @Override
+  public int getWatchReconnectInterval() {
+    return watcher.getWatchReconnectInterval();
+  }
+
+  @Override
+  public String getApiEndpointPath() {
+    return watcher.getApiEndpointPath();
+  }
+
+  @Override
+  public Config getConfig() {
+    return watcher.getConfig();
+  }
+}
