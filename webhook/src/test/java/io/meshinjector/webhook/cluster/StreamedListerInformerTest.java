@@ -1,0 +1,124 @@
+package io.meshinjector.webhook.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.NodeListBuilder;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.fabric8.kubernetes.api.model.WatchEvent;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.impl.DefaultSharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.impl.ListerWatcher;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An informer on {@link StreamedLister} through a watch that expires: the first list from the watch
+ * cache, the watch from its resourceVersion, and after the API server's 410 a second list from
+ * etcd, whose objects join the cache.
+ */
+@EnableKubernetesMockClient
+class StreamedListerInformerTest {
+  KubernetesMockServer server;
+  KubernetesClient client;
+  final ExecutorService executor = Executors.newCachedThreadPool();
+
+  @AfterEach
+  void stop() {
+    executor.shutdownNow();
+  }
+
+  static Node node(String name) {
+    return new NodeBuilder().withNewMetadata().withName(name).endMetadata().build();
+  }
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void reListsFromEtcdAfterTheWatchExpiredAndKeepsWhatItFinds() throws Exception {
+    server
+        .expect()
+        .get()
+        .withPath("/api/v1/nodes?resourceVersion=0")
+        .andReturn(
+            200,
+            new NodeListBuilder()
+                .withNewMetadata()
+                .withResourceVersion("10")
+                .endMetadata()
+                .withItems(node("a"))
+                .build())
+        .once();
+    server
+        .expect()
+        .get()
+        .withPath(
+            "/api/v1/nodes?allowWatchBookmarks=true&resourceVersion=10&timeoutSeconds=600&watch=true")
+        .andUpgradeToWebSocket()
+        .open()
+        .waitFor(50)
+        .andEmit(
+            new WatchEvent(
+                new StatusBuilder()
+                    .withCode(410)
+                    .withReason("Expired")
+                    .withMessage("too old resource version: 10 (15)")
+                    .build(),
+                "ERROR"))
+        .done()
+        .once();
+    server
+        .expect()
+        .get()
+        .withPath("/api/v1/nodes")
+        .andReturn(
+            200,
+            new NodeListBuilder()
+                .withNewMetadata()
+                .withResourceVersion("20")
+                .endMetadata()
+                .withItems(node("a"), node("b"))
+                .build())
+        .once();
+    server
+        .expect()
+        .get()
+        .withPath(
+            "/api/v1/nodes?allowWatchBookmarks=true&resourceVersion=20&timeoutSeconds=600&watch=true")
+        .andUpgradeToWebSocket()
+        .open()
+        .done()
+        .always();
+    SharedIndexInformer<Node> informer =
+        new DefaultSharedIndexInformer<Node, StreamedLister.Items<Node>>(
+            Node.class,
+            new StreamedLister<>(
+                client,
+                "api/v1/nodes",
+                Node.class,
+                Trimmed::node,
+                (ListerWatcher<Node, ?>) client.nodes(),
+                executor),
+            0,
+            executor);
+
+    try {
+      informer.start().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (informer.getStore().list().size() < 2 && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+
+      assertThat(informer.getStore().listKeys()).containsExactlyInAnyOrder("a", "b");
+      assertThat(informer.lastSyncResourceVersion()).isEqualTo("20");
+    } finally {
+      informer.stop();
+    }
+  }
+}
