@@ -21,7 +21,7 @@ public final class NodeIndex {
   private final NodeFacts[] facts;
   private final NodeCapabilities[] capabilities;
   private final Map<String, Integer> byName;
-  private final Map<String, Map<String, BitSet>> labelIndex;
+  private final Map<String, LabelValues> labelIndex;
   private final List<TaintGroup> taintGroups;
   private final List<NodeClass> classes;
   private final BitSet all;
@@ -50,10 +50,7 @@ public final class NodeIndex {
       byName.put(e.facts().name(), i);
       all.set(i);
       for (Map.Entry<String, String> l : e.facts().labels().entrySet()) {
-        labelIndex
-            .computeIfAbsent(l.getKey(), k -> new HashMap<>())
-            .computeIfAbsent(l.getValue(), v -> new BitSet())
-            .set(i);
+        labelIndex.computeIfAbsent(l.getKey(), k -> new LabelValues()).add(l.getValue(), i);
       }
       if (!e.facts().taints().isEmpty()) {
         taints.computeIfAbsent(e.facts().taints(), t -> new BitSet()).set(i);
@@ -145,9 +142,12 @@ public final class NodeIndex {
     return byName.get(name);
   }
 
-  Map<String, BitSet> labelValues(String key) {
-    return labelIndex.getOrDefault(key, Map.of());
+  /** The values of label {@code key} and their nodes; none when no node carries it. */
+  LabelValues labelValues(String key) {
+    return labelIndex.getOrDefault(key, NO_VALUES);
   }
+
+  private static final LabelValues NO_VALUES = new LabelValues();
 
   List<TaintGroup> taintGroups() {
     return taintGroups;

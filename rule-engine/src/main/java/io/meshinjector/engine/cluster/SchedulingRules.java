@@ -141,19 +141,16 @@ final class SchedulingRules {
 
   private static BitSet labelIn(NodeIndex index, String key, List<String> values) {
     BitSet bits = new BitSet();
-    Map<String, BitSet> byValue = index.labelValues(key);
+    LabelValues byValue = index.labelValues(key);
     for (String v : values) {
-      BitSet b = byValue.get(v);
-      if (b != null) {
-        bits.or(b);
-      }
+      byValue.orInto(bits, v);
     }
     return bits;
   }
 
   private static BitSet labelExists(NodeIndex index, String key) {
     BitSet bits = new BitSet();
-    index.labelValues(key).values().forEach(bits::or);
+    index.labelValues(key).orInto(bits, value -> true);
     return bits;
   }
 
@@ -168,17 +165,19 @@ final class SchedulingRules {
     } catch (NumberFormatException e) {
       return bits;
     }
-    for (Map.Entry<String, BitSet> e : index.labelValues(key).entrySet()) {
-      long v;
-      try {
-        v = Long.parseLong(e.getKey().trim());
-      } catch (NumberFormatException ex) {
-        continue;
-      }
-      if ("Gt".equals(op) ? v > bound : v < bound) {
-        bits.or(e.getValue());
-      }
-    }
+    index
+        .labelValues(key)
+        .orInto(
+            bits,
+            value -> {
+              long v;
+              try {
+                v = Long.parseLong(value.trim());
+              } catch (NumberFormatException e) {
+                return false;
+              }
+              return "Gt".equals(op) ? v > bound : v < bound;
+            });
     return bits;
   }
 
