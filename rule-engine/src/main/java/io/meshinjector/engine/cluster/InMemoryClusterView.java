@@ -41,6 +41,9 @@ public final class InMemoryClusterView implements ClusterView {
   private volatile NodeIndex index = NodeIndex.empty();
   // the time the index was resolved for; written and read only while holding this
   private Instant indexedAt = Instant.MIN;
+  // each node's last resolution, reused by the next rebuild while its inputs are the same and it
+  // has not expired; written and read only while holding this
+  private Map<String, Resolution> resolutions = Map.of();
 
   public InMemoryClusterView(CapabilitiesConfig config) {
     this(config, warning -> {});
@@ -289,24 +292,58 @@ public final class InMemoryClusterView implements ClusterView {
     }
   }
 
+  /**
+   * The index of every node, its capabilities resolved anew only where their inputs changed or a
+   * verdict expired. Why: at 5,000 Nodes a rebuild that resolved every node allocated tens of
+   * megabytes (OS-image parsing, verdict maps, class profiles), and in a cluster whose Nodes change
+   * (autoscaling, a controller tainting nodes) nearly every admission paid one: during a burst of
+   * 1,000 pods on the real plane that was 70 % of the process's allocation and about 50 full
+   * collections of a 96 MiB heap.
+   */
   private NodeIndex rebuild(Instant now) {
     // sorted by name so classes and listings come out the same whatever order the feed had
     Map<String, NodeFacts> sorted = new TreeMap<>(nodes);
     List<NodeIndex.Entry> entries = new ArrayList<>(sorted.size());
+    Map<String, Resolution> resolved = new HashMap<>(sorted.size() * 2);
     Instant validUntil = Instant.MAX;
     for (NodeFacts f : sorted.values()) {
       warnIfFromTheFuture(f.name(), now);
-      CapabilityResolver.Resolved r =
-          resolver.resolve(
-              new CapabilityResolver.NodeDescription(f.labels(), f.osImage(), f.kubeletVersion()),
-              probes.get(f.name()),
-              cniReady.contains(f.name()),
-              now);
-      entries.add(new NodeIndex.Entry(f, r.capabilities()));
-      if (r.expiresAt().isBefore(validUntil)) {
-        validUntil = r.expiresAt();
+      CapabilityResolver.NodeDescription node =
+          new CapabilityResolver.NodeDescription(f.labels(), f.osImage(), f.kubeletVersion());
+      NodeCapabilityStatus probe = probes.get(f.name());
+      boolean cni = cniReady.contains(f.name());
+      Resolution r = resolutions.get(f.name());
+      if (r == null || !r.reusable(node, probe, cni, now)) {
+        CapabilityResolver.Resolved fresh = resolver.resolve(node, probe, cni, now);
+        r = new Resolution(node, probe, cni, fresh, fresh.capabilities().profile());
+      }
+      resolved.put(f.name(), r);
+      entries.add(new NodeIndex.Entry(f, r.resolved().capabilities(), r.profile()));
+      if (r.resolved().expiresAt().isBefore(validUntil)) {
+        validUntil = r.resolved().expiresAt();
       }
     }
+    resolutions = resolved;
     return NodeIndex.build(entries, validUntil);
+  }
+
+  /** A node's resolution and what it was resolved from. */
+  private record Resolution(
+      CapabilityResolver.NodeDescription node,
+      NodeCapabilityStatus probe,
+      boolean cniReady,
+      CapabilityResolver.Resolved resolved,
+      String profile) {
+    /** The same inputs (the same report, not an equal one) and not yet expired. */
+    boolean reusable(
+        CapabilityResolver.NodeDescription node,
+        NodeCapabilityStatus probe,
+        boolean cniReady,
+        Instant now) {
+      return this.probe == probe
+          && this.cniReady == cniReady
+          && now.isBefore(resolved.expiresAt())
+          && this.node.equals(node);
+    }
   }
 }

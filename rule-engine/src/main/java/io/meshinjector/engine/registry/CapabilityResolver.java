@@ -62,6 +62,8 @@ public final class CapabilityResolver {
     String unusable = null;
     if (probe != null) {
       if (!trustFutureReports && probe.observedAt().isAfter(now.plus(MAX_CLOCK_SKEW))) {
+        // usable once the clocks' gap is within the skew allowed: resolve the node again then
+        expiry = probe.observedAt().minus(MAX_CLOCK_SKEW);
         unusable =
             "probe verdict observedAt "
                 + probe.observedAt()

@@ -3,6 +3,7 @@ package io.meshinjector.engine.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.PodSpec;
 import io.meshinjector.engine.capability.CapabilityKey;
 import io.meshinjector.engine.capability.Source;
 import io.meshinjector.engine.capability.Verdict;
@@ -41,6 +42,50 @@ class InMemoryClusterViewTest {
     assertThat(second).isNotSameAs(first);
     assertThat(second.capabilities("a").orElseThrow().verdict(CapabilityKey.IPTABLES_LEGACY))
         .isEqualTo(Verdict.AVAILABLE);
+  }
+
+  @Test
+  void aTaintRebuildsTheIndexWithoutResolvingTheUnchangedNodesAgain() {
+    view.upsertNode(K8s.node("a", K8s.RHEL8, "v1.31.0"));
+    view.upsertNode(K8s.node("b", K8s.RHEL8, "v1.31.0"));
+    NodeIndex first = view.nodes(NOW);
+    var pod = new PodSpec();
+
+    view.upsertNode(K8s.taint(K8s.node("a", K8s.RHEL8, "v1.31.0"), "dedicated", "x", "NoSchedule"));
+    NodeIndex tainted = view.nodes(NOW);
+    view.upsertNode(K8s.node("b", K8s.CENTOS7, "v1.31.0"));
+    NodeIndex reimaged = view.nodes(NOW);
+
+    assertThat(tainted).isNotSameAs(first);
+    assertThat(tainted.names(tainted.candidates(pod), 10)).containsExactly("b");
+    // the same resolution, not an equal one: the rebuild did not resolve the nodes again
+    assertThat(tainted.capabilities("a").orElseThrow())
+        .isSameAs(first.capabilities("a").orElseThrow());
+    assertThat(tainted.capabilities("b").orElseThrow())
+        .isSameAs(first.capabilities("b").orElseThrow());
+    assertThat(reimaged.capabilities("a").orElseThrow())
+        .isSameAs(first.capabilities("a").orElseThrow());
+    assertThat(reimaged.capabilities("b").orElseThrow().verdict(CapabilityKey.IPTABLES_LEGACY))
+        .isEqualTo(Verdict.AVAILABLE);
+    assertThat(reimaged.classes()).hasSize(2);
+  }
+
+  @Test
+  void aReportAheadOfTheClockIsUsedOnceTheClockCatchesUpWithoutAnyWrite() {
+    view.upsert(K8s.node("c", K8s.CENTOS7, "v1.31.0"));
+    // ten minutes ahead: more than the five of clock skew allowed
+    view.upsert(K8s.probe("c", NOW.plus(Duration.ofMinutes(10)), NFT_ONLY, Map.of()));
+
+    var ahead = view.nodes(NOW).capabilities("c").orElseThrow().get(CapabilityKey.IPTABLES_NFT);
+    var caughtUp =
+        view.nodes(NOW.plus(Duration.ofMinutes(6)))
+            .capabilities("c")
+            .orElseThrow()
+            .get(CapabilityKey.IPTABLES_NFT);
+
+    assertThat(ahead.source()).isEqualTo(Source.INFERENCE);
+    assertThat(caughtUp.source()).isEqualTo(Source.PROBE);
+    assertThat(caughtUp.verdict()).isEqualTo(Verdict.AVAILABLE);
   }
 
   @Test
