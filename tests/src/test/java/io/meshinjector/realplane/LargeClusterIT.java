@@ -70,6 +70,9 @@ class LargeClusterIT {
    */
   static final int HOLD = Integer.getInteger("large.hold", 0);
 
+  /** More JVM flags for serve, after the GC log's: a JFR recording, say. */
+  static final String JAVA_OPTS = System.getProperty("large.javaOpts", "");
+
   static final String NS = "mesh-injector";
   static final Pattern GC = Pattern.compile("(\\d+)M->(\\d+)M\\((\\d+)M\\)");
   static final int PORT = KubePlane.freePort();
@@ -117,7 +120,8 @@ class LargeClusterIT {
       Serve serve =
           release
               .replica("large-" + run, dir, PORT)
-              .withEnv("MESH_INJECTOR_JAVA_OPTS", "-Xlog:gc:file=" + gcLog);
+              .withEnv(
+                  "MESH_INJECTOR_JAVA_OPTS", ("-Xlog:gc:file=" + gcLog + " " + JAVA_OPTS).strip());
       if (heap[0].startsWith("limit=")) {
         // the launcher reads the container's memory limit from the cgroup files
         Path cgroup = Files.createDirectories(dir.resolve("cgroup"));

@@ -147,6 +147,30 @@ class ServeClusterModeTest {
     // the informers retry with a growing back-off
     await("ready after the first sync", Duration.ofSeconds(60), () -> readyz() == 200);
     assertThat(metrics()).contains("mesh_injector_cluster_view_synced 1.0");
+    // The CRUD mock's watch sends only what happens after it opens, where an API server sends
+    // everything after the list's resourceVersion: a node seeded between an informer's list and
+    // its watch would never arrive, and the decision would be for a view without nodes (init/nft
+    // container, one run in many). Touching the node until a decision sees it stands in for the
+    // API server's replay.
+    int[] touches = {0};
+    await(
+        "the seeded node in the view",
+        LIMIT,
+        () -> {
+          if (!viewHasNodes()) {
+            server
+                .createClient()
+                .nodes()
+                .withName("rhel-1")
+                .edit(
+                    n -> {
+                      n.getMetadata().getAnnotations().put("touched", "" + touches[0]++);
+                      return n;
+                    });
+            return false;
+          }
+          return true;
+        });
     await("the watches are up", LIMIT, () -> age() < 1.0);
 
     JsonNode answer = admit();
@@ -172,6 +196,15 @@ class ServeClusterModeTest {
     seed(server.createClient());
     await("the view is current again", Duration.ofSeconds(60), () -> age() < 1.0);
     assertThat(admit().at("/response/warnings").toString()).doesNotContain("cluster view");
+  }
+
+  /** Whether a decision finds nodes in the view (it warns when it has none). */
+  private boolean viewHasNodes() {
+    try {
+      return !admit().at("/response/warnings").toString().contains("has no nodes");
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
   }
 
   private JsonNode admit() throws Exception {
