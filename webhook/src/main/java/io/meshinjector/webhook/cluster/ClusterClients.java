@@ -39,7 +39,7 @@ public final class ClusterClients {
   }
 
   static KubernetesSerialization serialization() {
-    return serialization(new ObjectMapper());
+    return SERIALIZATION;
   }
 
   private static KubernetesSerialization serialization(ObjectMapper mapper) {

@@ -7,7 +7,6 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.Informable;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.impl.DefaultSharedIndexInformer;
@@ -53,10 +52,9 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
       List.of("nodes", "namespaces", "nodecapabilities", "cni-pods");
 
   /**
-   * Objects per page where an informer lists through fabric8 (NodeCapabilities, the CNI pods, and
-   * Nodes and Namespaces if fabric8's operation is not the lister {@link #streamed} expects): a
-   * whole list of 5,000 Nodes decoded at once ran a 307 MiB heap out of memory. Nodes and
-   * Namespaces are streamed instead, one object at a time.
+   * Objects per page of the informers that list through fabric8 (NodeCapabilities, the CNI pods: a
+   * few per node at most). Nodes and Namespaces are streamed, one object at a time: a whole list of
+   * 5,000 Nodes decoded at once ran a 307 MiB heap out of memory.
    */
   static final long PAGE = 250;
 
@@ -124,12 +122,12 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
         informer(
             "nodes",
             true,
-            streamed(client.nodes().withLimit(PAGE), "api/v1/nodes", Node.class, Trimmed::node),
-            Trimmed::node,
+            streamed(client.nodes(), "api/v1/nodes", Node.class, Trimmed::node),
+            UnaryOperator.identity(),
             new Handler<Node>() {
               @Override
               void upsert(Node node) {
-                view.upsertNode(Trimmed.withoutPublishedLabels(Trimmed.node(node)));
+                view.upsertNode(Trimmed.withoutPublishedLabels(node));
                 changed(node.getMetadata().getName());
               }
 
@@ -143,16 +141,12 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
         informer(
             "namespaces",
             true,
-            streamed(
-                client.namespaces().withLimit(PAGE),
-                "api/v1/namespaces",
-                Namespace.class,
-                Trimmed::namespace),
-            Trimmed::namespace,
+            streamed(client.namespaces(), "api/v1/namespaces", Namespace.class, Trimmed::namespace),
+            UnaryOperator.identity(),
             new Handler<Namespace>() {
               @Override
               void upsert(Namespace ns) {
-                view.upsertNamespace(Trimmed.namespace(ns));
+                view.upsertNamespace(ns);
                 namespaceChanged(ns.getMetadata().getName());
               }
 
@@ -216,20 +210,25 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
   }
 
   /**
-   * An informer whose lists are streamed ({@link StreamedLister}), or fabric8's own, paged, when
-   * its operation is not the lister fabric8's informers are built on.
+   * An informer whose lists are streamed and whose objects, listed or watched, arrive trimmed
+   * ({@link StreamedLister}): its cache and handlers need not trim them again.
+   *
+   * @throws IllegalStateException when fabric8's operation is not the lister its own informers are
+   *     built on (a fabric8 version that changed that), naming it, rather than reading the cluster
+   *     another way
    */
   @SuppressWarnings("unchecked")
-  private <T extends HasMetadata, O extends Informable<T>> SharedIndexInformer<T> streamed(
-      O operation, String path, Class<T> type, UnaryOperator<T> trim) {
-    if (operation instanceof ListerWatcher<?, ?> watcher) {
-      return new DefaultSharedIndexInformer<T, StreamedLister.Items<T>>(
-          type,
-          new StreamedLister<>(client, path, type, trim, (ListerWatcher<T, ?>) watcher, lists),
-          0,
-          lists);
+  private <T extends HasMetadata> SharedIndexInformer<T> streamed(
+      Object operation, String path, Class<T> type, UnaryOperator<T> trim) {
+    if (!(operation instanceof ListerWatcher<?, ?> watcher)) {
+      throw new IllegalStateException(
+          "fabric8's " + operation.getClass().getName() + " is no informer lister");
     }
-    return operation.runnableInformer(0);
+    return new DefaultSharedIndexInformer<T, StreamedLister.Items<T>>(
+        type,
+        new StreamedLister<>(client, path, type, trim, (ListerWatcher<T, ?>) watcher, lists),
+        0,
+        lists);
   }
 
   private <T extends HasMetadata> SharedIndexInformer<T> informer(

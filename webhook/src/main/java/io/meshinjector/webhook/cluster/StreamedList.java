@@ -16,7 +16,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Consumer;
 
@@ -146,7 +145,7 @@ public final class StreamedList {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new KubernetesClientException("interrupted while listing", e);
-    } catch (ExecutionException | CompletionException e) {
+    } catch (ExecutionException e) {
       Throwable cause = e.getCause() == null ? e : e.getCause();
       if (cause instanceof KubernetesClientException k) {
         throw k;

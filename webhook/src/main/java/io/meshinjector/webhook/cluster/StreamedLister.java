@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.ListOptions;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
 import io.fabric8.kubernetes.client.dsl.internal.AbstractWatchManager;
 import io.fabric8.kubernetes.client.informers.impl.ListerWatcher;
 import java.util.ArrayList;
@@ -24,8 +25,9 @@ import java.util.function.UnaryOperator;
  * are read from etcd ({@code resourceVersion} unset), so a re-list never goes back in time; they
  * are streamed as well.
  *
- * <p>Each item is trimmed as it is decoded, so the list the informer receives holds only what its
- * cache keeps.
+ * <p>Each object is trimmed once, as it is decoded: a listed one before the next is read, so the
+ * list the informer receives holds only what its cache keeps, and a watched one before the informer
+ * sees it. The informer's cache and handlers get them trimmed.
  */
 final class StreamedLister<T extends HasMetadata>
     implements ListerWatcher<T, StreamedLister.Items<T>> {
@@ -79,7 +81,36 @@ final class StreamedLister<T extends HasMetadata>
   @Override
   public CompletableFuture<AbstractWatchManager<T>> submitWatch(
       ListOptions options, Watcher<T> events) {
-    return watcher.submitWatch(options, events);
+    return watcher.submitWatch(options, new Trimming(events));
+  }
+
+  /** The informer's watcher, handed each object trimmed. */
+  private final class Trimming implements Watcher<T> {
+    private final Watcher<T> events;
+
+    Trimming(Watcher<T> events) {
+      this.events = events;
+    }
+
+    @Override
+    public void eventReceived(Action action, T resource) {
+      events.eventReceived(action, resource == null ? null : trim.apply(resource));
+    }
+
+    @Override
+    public boolean reconnecting() {
+      return events.reconnecting();
+    }
+
+    @Override
+    public void onClose() {
+      events.onClose();
+    }
+
+    @Override
+    public void onClose(WatcherException cause) {
+      events.onClose(cause);
+    }
   }
 
   @Override

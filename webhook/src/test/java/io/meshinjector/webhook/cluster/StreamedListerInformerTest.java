@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.NodeList;
 import io.fabric8.kubernetes.api.model.NodeListBuilder;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.api.model.WatchEvent;
@@ -39,6 +40,33 @@ class StreamedListerInformerTest {
     return new NodeBuilder().withNewMetadata().withName(name).endMetadata().build();
   }
 
+  static NodeList nodeList(String resourceVersion, Node... nodes) {
+    return new NodeListBuilder()
+        .withNewMetadata()
+        .withResourceVersion(resourceVersion)
+        .endMetadata()
+        .withItems(nodes)
+        .build();
+  }
+
+  /** A Node as the API server sends it, with what trimming drops. */
+  static Node fullNode(String name) {
+    return new NodeBuilder(node(name))
+        .editMetadata()
+        .addToAnnotations("node.alpha.kubernetes.io/ttl", "0")
+        .endMetadata()
+        .withNewStatus()
+        .withNewNodeInfo()
+        .withOsImage("Red Hat Enterprise Linux 8.10 (Ootpa)")
+        .endNodeInfo()
+        .addNewImage()
+        .withNames("registry/app@sha256:abc")
+        .withSizeBytes(1L)
+        .endImage()
+        .endStatus()
+        .build();
+  }
+
   @Test
   @SuppressWarnings("unchecked")
   void reListsFromEtcdAfterTheWatchExpiredAndKeepsWhatItFinds() throws Exception {
@@ -46,14 +74,7 @@ class StreamedListerInformerTest {
         .expect()
         .get()
         .withPath("/api/v1/nodes?resourceVersion=0")
-        .andReturn(
-            200,
-            new NodeListBuilder()
-                .withNewMetadata()
-                .withResourceVersion("10")
-                .endMetadata()
-                .withItems(node("a"))
-                .build())
+        .andReturn(200, nodeList("10", fullNode("a")))
         .once();
     server
         .expect()
@@ -77,14 +98,7 @@ class StreamedListerInformerTest {
         .expect()
         .get()
         .withPath("/api/v1/nodes")
-        .andReturn(
-            200,
-            new NodeListBuilder()
-                .withNewMetadata()
-                .withResourceVersion("20")
-                .endMetadata()
-                .withItems(node("a"), node("b"))
-                .build())
+        .andReturn(200, nodeList("20", fullNode("a"), fullNode("b")))
         .once();
     server
         .expect()
@@ -93,6 +107,8 @@ class StreamedListerInformerTest {
             "/api/v1/nodes?allowWatchBookmarks=true&resourceVersion=20&timeoutSeconds=600&watch=true")
         .andUpgradeToWebSocket()
         .open()
+        .waitFor(50)
+        .andEmit(new WatchEvent(fullNode("c"), "ADDED"))
         .done()
         .always();
     SharedIndexInformer<Node> informer =
@@ -111,12 +127,17 @@ class StreamedListerInformerTest {
     try {
       informer.start().toCompletableFuture().get(10, TimeUnit.SECONDS);
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-      while (informer.getStore().list().size() < 2 && System.nanoTime() < deadline) {
+      while (informer.getStore().list().size() < 3 && System.nanoTime() < deadline) {
         Thread.sleep(20);
       }
 
-      assertThat(informer.getStore().listKeys()).containsExactlyInAnyOrder("a", "b");
-      assertThat(informer.lastSyncResourceVersion()).isEqualTo("20");
+      assertThat(informer.getStore().listKeys()).containsExactlyInAnyOrder("a", "b", "c");
+      // listed and watched alike, the cache holds them trimmed
+      for (Node n : informer.getStore().list()) {
+        assertThat(n.getMetadata().getAnnotations()).as(n.getMetadata().getName()).isEmpty();
+        assertThat(n.getStatus().getImages()).as(n.getMetadata().getName()).isEmpty();
+        assertThat(n.getStatus().getNodeInfo().getOsImage()).startsWith("Red Hat");
+      }
     } finally {
       informer.stop();
     }
