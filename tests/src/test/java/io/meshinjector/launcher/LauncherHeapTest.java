@@ -57,10 +57,11 @@ class LauncherHeapTest {
 
   @ParameterizedTest(name = "limit {0}: serve heap {1}")
   @CsvSource({
-    // the chart's default limit: about 210 MiB of the JVM's own beside a 96 MiB heap
-    "402653184, 96m",
-    "536870912, 224m",
-    "1073741824, 736m",
+    // the chart's default limit: about 210 MiB of the JVM's own, and the JIT's peaks, beside an
+    // 80 MiB heap
+    "402653184, 80m",
+    "536870912, 208m",
+    "1073741824, 720m",
   })
   void serveInAContainerGetsTheLimitLessTheJvmsOwnMemory(String limit, String heap)
       throws Exception {
@@ -78,7 +79,7 @@ class LauncherHeapTest {
     assertThat(launch.heap()).containsExactly("-Xms" + heap, "-Xmx" + heap);
     assertThat(launch.err())
         .contains("leaves less than 64 MiB of heap")
-        .contains("at least 384 MiB");
+        .contains("at least 400 MiB");
   }
 
   /** The chart's javaToolOptions come after the launcher's flags: an -Xms of ours would clash. */
@@ -87,13 +88,13 @@ class LauncherHeapTest {
   void anOperatorsHeapFlagReplacesTheDerivedHeap(String flag) throws Exception {
     Launch launch = dryRunWith("-XX:-UsePerfData " + flag, "402653184", "serve");
 
-    assertThat(launch.flags()).containsSubsequence(flag).doesNotContain("-Xms96m", "-Xmx96m");
+    assertThat(launch.flags()).containsSubsequence(flag).doesNotContain("-Xms80m", "-Xmx80m");
   }
 
   @ParameterizedTest(name = "{0}")
   @CsvSource({"max", "9223372036854771712"})
   void withoutALimitTheHeapIsTheLaunchersDefault(String memoryMax) throws Exception {
-    assertThat(dryRun(memoryMax, "serve").heap()).containsExactly("-Xms96m", "-Xmx96m");
+    assertThat(dryRun(memoryMax, "serve").heap()).containsExactly("-Xms80m", "-Xmx80m");
   }
 
   @ParameterizedTest(name = "{0}")

@@ -34,7 +34,8 @@ final class HeapHeadroom {
         String.format(
             "the heap is nearly full with the cluster view of %d nodes: %d of %d MiB in use after"
                 + " the last collection; give it more (the chart's resources.limits.memory, of"
-                + " which the heap is 60 %%, or MESH_INJECTOR_MAX_HEAP outside a container;"
+                + " which the heap is all but 304 MiB, or MESH_INJECTOR_MAX_HEAP outside a"
+                + " container;"
                 + " docs/operations.md has a sizing table)",
             nodes, used >> 20, max >> 20));
   }
