@@ -95,6 +95,9 @@ class LauncherHeapTest {
   @CsvSource({"max", "9223372036854771712"})
   void withoutALimitTheHeapIsTheLaunchersDefault(String memoryMax) throws Exception {
     assertThat(dryRun(memoryMax, "serve").heap()).containsExactly("-Xms80m", "-Xmx80m");
+    assertThat(dryRun(memoryMax, "explain", "-n", "shop").heap())
+        .as("the commands that run once read large --cluster files in a larger heap")
+        .containsExactly("-Xms96m", "-Xmx96m");
   }
 
   @ParameterizedTest(name = "{0}")
