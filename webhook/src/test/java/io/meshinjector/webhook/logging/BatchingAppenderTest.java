@@ -50,6 +50,9 @@ class BatchingAppenderTest {
     ListAppender<ILoggingEvent> out = started(new ListAppender<>());
     BatchingAppender queued = batching(8, Duration.ofHours(1), out);
     Logger log = logger(queued);
+    // the writer's first pass, at start, must be over: a pass that drains lines while they are
+    // queued keeps the queue from ever being half full, and the rest waits for the interval
+    awaitWriterParked();
 
     for (int i = 0; i < 4; i++) {
       log.info("line {}", i);
@@ -144,6 +147,22 @@ class BatchingAppenderTest {
     appender.setContext(context);
     appender.start();
     return appender;
+  }
+
+  /** Until the writer thread of the appender named "Q" sleeps between passes. */
+  private static void awaitWriterParked() throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (System.nanoTime() < deadline) {
+      boolean parked =
+          Thread.getAllStackTraces().keySet().stream()
+              .filter(t -> t.getName().equals("log-writer-Q") && t.isAlive())
+              .allMatch(t -> t.getState() == Thread.State.TIMED_WAITING);
+      if (parked) {
+        return;
+      }
+      Thread.sleep(1);
+    }
+    throw new AssertionError("the log writer did not finish its first pass in 30 s");
   }
 
   private BatchingAppender batching(
