@@ -117,8 +117,16 @@ class ImageLaunchIT {
             Thread.sleep(20);
           }
         }
+        // serve logs where it serves after /readyz turns 200, and its log is written on a thread
+        // of its own: the line can reach the file a few milliseconds after the first 200
+        String serving = "serving https://0.0.0.0:" + port + "/mutate";
+        Instant logDeadline = Instant.now().plusSeconds(10);
         String served = Files.readString(log);
-        assertThat(served).contains("serving https://0.0.0.0:" + port + "/mutate");
+        while (!served.contains(serving) && Instant.now().isBefore(logDeadline)) {
+          Thread.sleep(20);
+          served = Files.readString(log);
+        }
+        assertThat(served).contains(serving);
         // BoringSSL's native library unpacks into the writable /tmp, or TLS falls back to JSSE
         assertThat(served).contains("/mutate (TLS: BoringSSL");
         // jvm.options turns Spring AOT on: the bean definitions generated in the build are used

@@ -308,8 +308,16 @@ class ImageTarballIT {
             Thread.sleep(20);
           }
         }
+        // serve logs where it serves after /readyz turns 200, and its log is written on a thread
+        // of its own: the line can reach the file a few milliseconds after the first 200
+        String serving = "serving https://0.0.0.0:" + port + "/mutate";
+        Instant logDeadline = Instant.now().plusSeconds(10);
         String served = Files.readString(log);
-        assertThat(served).contains("serving https://0.0.0.0:" + port + "/mutate");
+        while (!served.contains(serving) && Instant.now().isBefore(logDeadline)) {
+          Thread.sleep(20);
+          served = Files.readString(log);
+        }
+        assertThat(served).contains(serving);
         assertThat(served).doesNotContain("Read-only file system", "Permission denied");
         String record =
             "image tarball %s, unpacked, entrypoint as 65532:65532 on a read-only root%s: /readyz 200 after %d ms%n"
