@@ -1,6 +1,7 @@
 package io.meshinjector.templates;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import java.util.Objects;
 
 /**
@@ -11,6 +12,11 @@ import java.util.Objects;
 public record PatchResult(ArrayNode patch) {
   public PatchResult {
     Objects.requireNonNull(patch, "patch");
+  }
+
+  /** No operation: the pod is admitted as it is. */
+  public static PatchResult empty() {
+    return new PatchResult(JsonNodeFactory.instance.arrayNode());
   }
 
   public boolean isEmpty() {

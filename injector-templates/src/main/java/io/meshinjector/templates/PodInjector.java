@@ -10,8 +10,10 @@ import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import com.fasterxml.jackson.module.blackbird.BlackbirdModule;
+import io.fabric8.kubernetes.api.model.Affinity;
 import io.fabric8.kubernetes.api.model.AffinityBuilder;
 import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.EphemeralContainer;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.OwnerReference;
@@ -19,6 +21,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.zjsonpatch.JsonPatch;
 import io.meshinjector.engine.config.PodValue;
 import io.meshinjector.engine.decision.Decision;
 import io.meshinjector.engine.decision.Plan;
@@ -28,7 +31,7 @@ import io.meshinjector.templates.TemplateConfig.Firewall;
 import io.meshinjector.templates.internal.AppProbeRewrite;
 import io.meshinjector.templates.internal.InboundPorts;
 import io.meshinjector.templates.internal.NodeAffinities;
-import io.meshinjector.templates.internal.ShallowCopy;
+import io.meshinjector.templates.internal.PodPatch;
 import io.meshinjector.templates.internal.Template;
 import io.meshinjector.templates.internal.TemplateException;
 import java.util.ArrayList;
@@ -107,123 +110,168 @@ public final class PodInjector {
   }
 
   /**
-   * The injected pod, as a new object; {@code original} is not touched. When the decision does not
-   * inject, or the pod already has a container named like the proxy or the redirect container, the
-   * result equals the original.
+   * The RFC 6902 patch that injects {@code pod}, against {@code received}, the tree it was read
+   * from: empty when the decision does not inject, or the pod already has a container named like
+   * the proxy or the redirect container. Neither argument is changed.
    *
-   * <p>The result shares what it does not change with {@code original} (the app's containers, its
-   * volumes, its status) and with the rendered templates it caches: read it, serialise it, diff it,
-   * but do not change it in place. Copying all of it cost more than half the bytes an admission
-   * allocated.
+   * <p>The operations are made where the injection changes the pod, each checked against {@code
+   * received}; the app's containers, volumes and managed fields are never serialised or compared.
+   * The values share the cached template renderings: serialise the patch, do not change it.
    *
+   * @param pod {@code received} bound to a Pod (with {@code metadata.namespace} set where the
+   *     request gave it), holding no null list element
    * @throws TemplateException when a replaced template produces something that is no container
    */
-  public Pod render(Pod original, Decision decision) {
-    if (!decision.inject() || alreadyInjected(original)) {
-      return ShallowCopy.of(original);
+  public PatchResult patch(JsonNode received, Pod pod, Decision decision) {
+    if (!decision.inject() || alreadyInjected(pod)) {
+      return PatchResult.empty();
     }
     Plan plan = decision.plan().orElseThrow();
-    // A null in a list render reads (a pod the API server refuses, but the CLI may be given one)
-    // becomes an empty object in a builder's copy, which render has always read from.
-    Pod source = holdsNulls(original) ? new PodBuilder(original).build() : original;
-    // only the objects render sets properties on are new; what they hold is shared until replaced
-    Pod pod = ShallowCopy.of(source);
-    pod.setMetadata(
-        source.getMetadata() == null ? new ObjectMeta() : ShallowCopy.of(source.getMetadata()));
-    pod.setSpec(source.getSpec() == null ? new PodSpec() : ShallowCopy.of(source.getSpec()));
-    PodSpec spec = pod.getSpec();
-    Template.Values values = values(pod, decision, plan);
+    Pod view =
+        pod.getMetadata() != null && pod.getSpec() != null
+            ? pod
+            : new Pod(
+                pod.getApiVersion(),
+                pod.getKind(),
+                pod.getMetadata() == null ? new ObjectMeta() : pod.getMetadata(),
+                pod.getSpec() == null ? new PodSpec() : pod.getSpec(),
+                null);
+    PodSpec spec = view.getSpec();
+    Map<String, JsonNode> local = new HashMap<>(48);
+    Template.Values values = values(view, decision, plan, local);
+    // the app containers with their probes pointed at the proxy, where the config says so
+    PodSpec probed = new PodSpec();
+    probed.setInitContainers(spec.getInitContainers());
+    probed.setContainers(spec.getContainers());
+    local.put("pod.appProbers", text(rewriteProbes(probed, local)));
 
-    Container proxy = container(config.templates().proxy(), values);
-    boolean native_ = plan.proxy() == ProxyPlacement.NATIVE_SIDECAR;
-    proxy.setRestartPolicy(native_ ? "Always" : null);
-    Container redirect =
-        container(
+    boolean nativeSidecar = plan.proxy() == ProxyPlacement.NATIVE_SIDECAR;
+    Rendered proxy = rendered(config.templates().proxy(), values);
+    Rendered redirect =
+        rendered(
             plan.path().redirect() == Redirect.INIT
                 ? config.templates().proxyInit()
                 : config.templates().validator(),
             values);
-    if (Objects.equals(proxy.getName(), redirect.getName())) {
+    String proxyAs = proxy.container().getName();
+    String redirectAs = redirect.container().getName();
+    if (Objects.equals(proxyAs, redirectAs)) {
       throw new TemplateException(
-          "the proxy and the redirect container are both named '" + proxy.getName() + "'");
+          "the proxy and the redirect container are both named '" + proxyAs + "'");
     }
     // The API server refuses a pod with two containers of one name, across containers, init and
     // ephemeral containers. A pod that already has one of ours by name (another mesh's
     // linkerd-init, a half-injected pod) is left as it is, whatever the caller decided.
-    if (hasName(spec, proxy.getName()) || hasName(spec, redirect.getName())) {
-      return ShallowCopy.of(original);
+    if (hasName(spec, proxyAs) || hasName(spec, redirectAs)) {
+      return PatchResult.empty();
     }
 
-    List<Container> inits = new ArrayList<>(orEmpty(spec.getInitContainers()));
-    List<Container> containers = new ArrayList<>(orEmpty(spec.getContainers()));
-    if (native_) {
+    List<String> inits = nameList(orEmpty(spec.getInitContainers()));
+    List<String> containers = nameList(orEmpty(spec.getContainers()));
+    if (nativeSidecar) {
       // The redirect must be in place before the proxy starts, and both before any app init
       // container, so that those already talk through the mesh.
-      inits.add(0, redirect);
-      inits.add(1, proxy);
+      inits.addAll(0, List.of(redirectAs, proxyAs));
     } else {
       // Regular proxy: app init containers run before it exists, so they keep their own network
       // and the redirect comes last; the proxy goes first so its postStart hook holds the app.
-      inits.add(redirect);
-      containers.add(0, proxy);
+      inits.add(redirectAs);
+      containers.add(0, proxyAs);
     }
-    spec.setInitContainers(inits);
-    spec.setContainers(containers);
 
     Rendered volumes = rendered(config.templates().volumes(), values);
-    addVolumes(spec, volumes);
+    Set<String> volumeNames = new HashSet<>();
+    orEmpty(spec.getVolumes()).forEach(v -> volumeNames.add(v.getName()));
+    List<JsonNode> newVolumes = new ArrayList<>();
+    ArrayNode injectedVolumes = F.arrayNode();
+    for (int i = 0; i < volumes.volumes().size(); i++) {
+      String name = volumes.volumes().get(i).getName();
+      injectedVolumes.add(name);
+      // A volume of the same name that the pod already has stays: two would be refused.
+      if (volumeNames.add(name)) {
+        newVolumes.add(volumes.volumeTrees().get(i));
+      }
+    }
 
     // What was injected, for a mesh that records it on the pod (Istio's sidecar.istio.io/status).
     Map<String, JsonNode> injected = new HashMap<>(4);
     injected.put(
-        "injected.initContainers", names(native_ ? List.of(redirect, proxy) : List.of(redirect)));
-    injected.put("injected.containers", names(native_ ? List.of() : List.of(proxy)));
-    ArrayNode volumeNames = F.arrayNode();
-    volumes.volumes().forEach(v -> volumeNames.add(v.getName()));
-    injected.put("injected.volumes", volumeNames.isEmpty() ? F.nullNode() : volumeNames);
+        "injected.initContainers",
+        names(nativeSidecar ? List.of(redirectAs, proxyAs) : List.of(redirectAs)));
+    injected.put("injected.containers", names(nativeSidecar ? List.of() : List.of(proxyAs)));
+    injected.put("injected.volumes", injectedVolumes.isEmpty() ? F.nullNode() : injectedVolumes);
     Template.Values withInjected =
         name -> {
           JsonNode v = injected.get(name);
           return v != null ? v : values.get(name);
         };
-    applyMetadata(pod.getMetadata(), rendered(config.templates().metadata(), withInjected).tree());
-    pod.getMetadata().getAnnotations().put(INJECTED_CONTAINERS, containerList(spec));
+    JsonNode metadata = rendered(config.templates().metadata(), withInjected).tree();
+    Map<String, String> annotations = entries(metadata.get("annotations"));
+    List<String> all = new ArrayList<>(inits);
+    all.addAll(containers);
+    annotations.put(INJECTED_CONTAINERS, String.join(",", all));
 
+    PodPatch patch = new PodPatch(received);
+    // first: these index the app's containers as received, before ours are inserted
+    probeChanges(patch, "initContainers", spec.getInitContainers(), probed.getInitContainers());
+    probeChanges(patch, "containers", spec.getContainers(), probed.getContainers());
+    patch.putAll("labels", entries(metadata.get("labels")));
+    patch.putAll("annotations", annotations);
     if (plan.nodeConstraint() != null) {
-      // require() writes into the affinity's terms, which are the original's
-      if (spec.getAffinity() != null) {
-        spec.setAffinity(new AffinityBuilder(spec.getAffinity()).build());
-      }
-      NodeAffinities.require(spec, plan.nodeConstraint());
+      requireNodes(patch, spec.getAffinity(), plan);
     }
-    return pod;
+    if (nativeSidecar) {
+      patch.insert("initContainers", 0, List.of(redirect.asIs(), proxy.nativeSidecar()));
+    } else {
+      patch.insert("initContainers", -1, List.of(redirect.asIs()));
+      patch.insert("containers", 0, List.of(proxy.regular()));
+    }
+    patch.insert("volumes", -1, newVolumes);
+    return new PatchResult(patch.ops());
   }
 
   /**
-   * A pod this injector injected, after a later mutating webhook added containers to it: the added
-   * ones moved to where the injected layout puts app containers, and {@link #INJECTED_CONTAINERS}
-   * updated. Returns {@code original} itself when there is nothing to do (no proxy, no annotation,
-   * or every container listed), so a second call on the same pod changes nothing.
+   * The injected pod, as a new object: {@link #patch} applied to {@code original}'s own tree. For
+   * the CLI's manifests and for tests; the webhook sends the patch. {@code original} is not
+   * touched.
+   *
+   * @throws TemplateException when a replaced template produces something that is no container
+   */
+  public Pod render(Pod original, Decision decision) {
+    // A null in a list render reads (a pod the API server refuses, but the CLI may be given one)
+    // becomes an empty object in a builder's copy, which render has always read from.
+    Pod source = holdsNulls(original) ? new PodBuilder(original).build() : original;
+    JsonNode tree = JSON.valueToTree(source);
+    return applied(tree, patch(tree, source, decision));
+  }
+
+  /**
+   * A pod this injector injected, after a later mutating webhook added containers to it: the patch
+   * that moves the added ones to where the injected layout puts app containers and updates {@link
+   * #INJECTED_CONTAINERS}. Empty when there is nothing to do (no proxy, no annotation, or every
+   * container listed), so the patch of a completed pod is empty.
    *
    * <p>Only the layout is completed. Values the proxy's template derives from the app containers
    * when it is rendered (the inbound ports, the app probe rewrite of a flavour that turns it on)
    * describe the containers of the first injection.
+   *
+   * @param received the tree {@code pod} was read from; the lists it moves are its elements
    */
-  public Pod complete(Pod original) {
-    ObjectMeta meta = original.getMetadata();
-    PodSpec spec = original.getSpec();
+  public PatchResult completion(JsonNode received, Pod pod) {
+    ObjectMeta meta = pod.getMetadata();
+    PodSpec spec = pod.getSpec();
     String listed =
         meta == null || meta.getAnnotations() == null
             ? null
             : meta.getAnnotations().get(INJECTED_CONTAINERS);
-    if (listed == null || spec == null || !alreadyInjected(original)) {
-      return original;
+    if (listed == null || spec == null || !alreadyInjected(pod)) {
+      return PatchResult.empty();
     }
     Set<String> known = new HashSet<>(Arrays.asList(listed.split(",")));
     List<Container> inits = new ArrayList<>(orEmpty(spec.getInitContainers()));
     List<Container> containers = new ArrayList<>(orEmpty(spec.getContainers()));
     if (known.containsAll(nameList(inits)) && known.containsAll(nameList(containers))) {
-      return original;
+      return PatchResult.empty();
     }
     int proxyAt = indexOf(inits, proxyName);
     if (proxyAt >= 0) {
@@ -254,24 +302,115 @@ public final class PodInjector {
         inits.addAll(redirectAt, late);
       }
     }
-    Pod pod = ShallowCopy.of(original);
-    PodSpec completed = ShallowCopy.of(spec);
-    completed.setInitContainers(spec.getInitContainers() == null && inits.isEmpty() ? null : inits);
-    completed.setContainers(containers);
-    pod.setSpec(completed);
-    ObjectMeta m = ShallowCopy.of(meta);
-    Map<String, String> annotations = new LinkedHashMap<>(meta.getAnnotations());
-    annotations.put(INJECTED_CONTAINERS, containerList(completed));
-    m.setAnnotations(annotations);
-    pod.setMetadata(m);
-    return pod;
+    PodPatch patch = new PodPatch(received);
+    if (!inits.equals(orEmpty(spec.getInitContainers()))) {
+      patch.setList("initContainers", reordered(received, "initContainers", spec, inits));
+    }
+    if (!containers.equals(orEmpty(spec.getContainers()))) {
+      patch.setList("containers", reordered(received, "containers", spec, containers));
+    }
+    List<String> all = nameList(inits);
+    all.addAll(nameList(containers));
+    patch.putAll("annotations", Map.of(INJECTED_CONTAINERS, String.join(",", all)));
+    return new PatchResult(patch.ops());
   }
 
-  /** The value of {@link #INJECTED_CONTAINERS}: init containers first, then containers. */
-  private static String containerList(PodSpec spec) {
-    List<String> all = new ArrayList<>(nameList(orEmpty(spec.getInitContainers())));
-    all.addAll(nameList(orEmpty(spec.getContainers())));
-    return String.join(",", all);
+  /**
+   * {@link #completion} applied to {@code original}'s own tree, as a new object; {@code original}
+   * itself when there is nothing to do, so a second call on the same pod changes nothing.
+   */
+  public Pod complete(Pod original) {
+    JsonNode tree = JSON.valueToTree(original);
+    PatchResult patch = completion(tree, original);
+    return patch.isEmpty() ? original : applied(tree, patch);
+  }
+
+  /**
+   * The received elements of a list in the new order, found by identity in the typed list they were
+   * bound to; serialised where the two do not line up.
+   */
+  private static List<JsonNode> reordered(
+      JsonNode received, String list, PodSpec spec, List<Container> order) {
+    List<Container> before =
+        orEmpty(list.equals("containers") ? spec.getContainers() : spec.getInitContainers());
+    JsonNode elements = received.path("spec").path(list);
+    List<JsonNode> out = new ArrayList<>(order.size());
+    for (Container c : order) {
+      int at = -1;
+      for (int i = 0; i < before.size() && at < 0; i++) {
+        at = before.get(i) == c ? i : -1;
+      }
+      boolean aligned = elements.isArray() && elements.size() == before.size() && at >= 0;
+      out.add(aligned ? elements.get(at) : JSON.valueToTree(c));
+    }
+    return out;
+  }
+
+  private static Pod applied(JsonNode tree, PatchResult patch) {
+    JsonNode out = patch.isEmpty() ? tree : JsonPatch.apply(patch.patch().deepCopy(), tree);
+    try {
+      return JSON.treeToValue(out, Pod.class);
+    } catch (JsonProcessingException e) {
+      throw new TemplateException("the injected pod does not read back as a Pod: " + e);
+    }
+  }
+
+  /**
+   * One operation a probe or hook the rewrite changed; {@code rewritten} holds a new container
+   * where it changed one.
+   */
+  private static void probeChanges(
+      PodPatch patch, String list, List<Container> original, List<Container> rewritten) {
+    if (original == null || rewritten == original) {
+      return;
+    }
+    for (int i = 0; i < original.size(); i++) {
+      Container a = original.get(i);
+      Container b = rewritten.get(i);
+      if (a == b) {
+        continue;
+      }
+      changed(patch, list, i, "readinessProbe", a.getReadinessProbe(), b.getReadinessProbe());
+      changed(patch, list, i, "livenessProbe", a.getLivenessProbe(), b.getLivenessProbe());
+      changed(patch, list, i, "startupProbe", a.getStartupProbe(), b.getStartupProbe());
+      changed(patch, list, i, "lifecycle", a.getLifecycle(), b.getLifecycle());
+    }
+  }
+
+  private static void changed(
+      PodPatch patch, String list, int index, String member, Object before, Object after) {
+    if (after != null && !after.equals(before)) {
+      patch.setInElement(list, index, member, JSON.valueToTree(after));
+    }
+  }
+
+  /** The pod's required node affinity narrowed by the plan's constraint, where that changes it. */
+  private static void requireNodes(PodPatch patch, Affinity before, Plan plan) {
+    // require() writes into the affinity's terms, which are the pod's
+    PodSpec scratch = new PodSpec();
+    scratch.setAffinity(before == null ? null : new AffinityBuilder(before).build());
+    NodeAffinities.require(scratch, plan.nodeConstraint());
+    Affinity after = scratch.getAffinity();
+    if (!after.equals(before)) {
+      patch.setMember(
+          "affinity",
+          "nodeAffinity",
+          JSON.valueToTree(after.getNodeAffinity()),
+          JSON.valueToTree(after));
+    }
+  }
+
+  /** A rendered metadata map's entries as text, in the template's order. */
+  private static Map<String, String> entries(JsonNode rendered) {
+    Map<String, String> out = new LinkedHashMap<>();
+    if (rendered != null && rendered.isObject()) {
+      Iterator<Map.Entry<String, JsonNode>> it = rendered.fields();
+      while (it.hasNext()) {
+        Map.Entry<String, JsonNode> e = it.next();
+        out.put(e.getKey(), e.getValue().asText());
+      }
+    }
+    return out;
   }
 
   private static List<String> nameList(List<Container> containers) {
@@ -330,17 +469,21 @@ public final class PodInjector {
     return false;
   }
 
-  private static JsonNode names(List<Container> containers) {
-    if (containers.isEmpty()) {
+  private static JsonNode names(List<String> names) {
+    if (names.isEmpty()) {
       return F.nullNode();
     }
     ArrayNode out = F.arrayNode();
-    containers.forEach(c -> out.add(c.getName()));
+    names.forEach(out::add);
     return out;
   }
 
-  private Template.Values values(Pod pod, Decision decision, Plan plan) {
-    Map<String, JsonNode> local = new HashMap<>(48);
+  /**
+   * The template values of one pod; {@code local} takes the per-pod ones, and the caller adds
+   * {@code pod.appProbers}.
+   */
+  private Template.Values values(
+      Pod pod, Decision decision, Plan plan, Map<String, JsonNode> local) {
     String namespace = namespace(pod, decision);
     local.put("pod.namespace", text(namespace));
     local.put("pod.inboundPorts", text(InboundPorts.of(pod.getSpec())));
@@ -390,22 +533,21 @@ public final class PodInjector {
               : v;
         };
     podValues(pod, base, local);
-    local.put("pod.appProbers", text(rewriteProbes(pod, local)));
     return base;
   }
 
   /**
-   * Points the app's probes at the proxy's agent where the config (and the pod's switch) says so;
-   * the originals, as JSON, for the template.
+   * Points the app's probes at the proxy's agent where the config (and the pod's switch) says so,
+   * in {@code spec}'s lists; the originals, as JSON, for the template.
    */
-  private String rewriteProbes(Pod pod, Map<String, JsonNode> local) {
+  private String rewriteProbes(PodSpec spec, Map<String, JsonNode> local) {
     boolean on = config.proxy().appProbes().rewrite();
     if (!appProbesPodValue.isEmpty()) {
       JsonNode v = local.get(TemplateConfig.POD_VALUE + appProbesPodValue);
       Boolean asked = v == null ? null : parseBool(v.asText());
       on = asked == null ? on : asked;
     }
-    return on ? appProbes.apply(pod.getSpec()) : "";
+    return on ? appProbes.apply(spec) : "";
   }
 
   /** Go's strconv.ParseBool, which Istio reads its switch with; null for anything else. */
@@ -602,45 +744,6 @@ public final class PodInjector {
     return new String[] {owner.getKind().toLowerCase(Locale.ROOT), owner.getName()};
   }
 
-  private static void applyMetadata(ObjectMeta meta, JsonNode rendered) {
-    Map<String, String> labels = new LinkedHashMap<>(labels(meta));
-    Map<String, String> annotations =
-        new LinkedHashMap<>(meta.getAnnotations() == null ? Map.of() : meta.getAnnotations());
-    putAll(labels, rendered.get("labels"));
-    putAll(annotations, rendered.get("annotations"));
-    meta.setLabels(labels);
-    meta.setAnnotations(annotations);
-  }
-
-  private static void putAll(Map<String, String> target, JsonNode entries) {
-    if (entries == null || !entries.isObject()) {
-      return;
-    }
-    Iterator<Map.Entry<String, JsonNode>> it = entries.fields();
-    while (it.hasNext()) {
-      Map.Entry<String, JsonNode> e = it.next();
-      target.put(e.getKey(), e.getValue().asText());
-    }
-  }
-
-  private static void addVolumes(PodSpec spec, Rendered rendered) {
-    List<Volume> volumes = new ArrayList<>(orEmpty(spec.getVolumes()));
-    Set<String> names = new HashSet<>();
-    volumes.forEach(v -> names.add(v.getName()));
-    for (Volume proto : rendered.volumes()) {
-      // A volume of the same name that the pod already has stays: two would be refused.
-      if (names.add(proto.getName())) {
-        volumes.add(proto);
-      }
-    }
-    spec.setVolumes(volumes);
-  }
-
-  /** The cached rendering's container, in a copy of its own: render sets its restart policy. */
-  private Container container(Template t, Template.Values values) {
-    return ShallowCopy.of(rendered(t, values).container());
-  }
-
   /**
    * A template rendered once per combination of the per-pod values it uses: most pods share them,
    * and rendering plus conversion is most of the cost of an injection. The cached objects are
@@ -674,21 +777,47 @@ public final class PodInjector {
     return names;
   }
 
-  /** One rendering of a template, as a tree and, where it is one, as model objects. */
-  private record Rendered(JsonNode tree, Container container, List<Volume> volumes) {
+  /**
+   * One rendering of a template, as a tree and, where it is one, as model objects and as those
+   * objects serialise: the patch carries the model's form of a container (a port as a number, no
+   * field the model does not know), which is what the API server reads.
+   *
+   * @param asIs the container as rendered
+   * @param nativeSidecar the container with {@code restartPolicy: Always}
+   * @param regular the container without a restart policy
+   */
+  private record Rendered(
+      JsonNode tree,
+      Container container,
+      JsonNode asIs,
+      JsonNode nativeSidecar,
+      JsonNode regular,
+      List<Volume> volumes,
+      List<JsonNode> volumeTrees) {
     static Rendered of(Template t, JsonNode tree) {
-      Container c = null;
-      List<Volume> volumes = List.of();
+      List<Volume> volumes = new ArrayList<>();
+      List<JsonNode> volumeTrees = new ArrayList<>();
       if (tree.isArray()) {
-        List<Volume> vs = new ArrayList<>();
         for (JsonNode v : tree) {
-          vs.add(convert(v, Volume.class, t.name()));
+          Volume volume = convert(v, Volume.class, t.name());
+          volumes.add(volume);
+          volumeTrees.add(JSON.valueToTree(volume));
         }
-        volumes = List.copyOf(vs);
-      } else if (tree.has("name")) {
-        c = convert(tree, Container.class, t.name());
+        return new Rendered(
+            tree, null, null, null, null, List.copyOf(volumes), List.copyOf(volumeTrees));
       }
-      return new Rendered(tree, c, volumes);
+      if (!tree.has("name")) {
+        return new Rendered(tree, null, null, null, null, List.of(), List.of());
+      }
+      Container c = convert(tree, Container.class, t.name());
+      return new Rendered(
+          tree,
+          c,
+          JSON.valueToTree(c),
+          JSON.valueToTree(new ContainerBuilder(c).withRestartPolicy("Always").build()),
+          JSON.valueToTree(new ContainerBuilder(c).withRestartPolicy(null).build()),
+          List.of(),
+          List.of());
     }
 
     @Override

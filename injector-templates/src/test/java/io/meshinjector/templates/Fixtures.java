@@ -147,6 +147,11 @@ final class Fixtures {
     return new Plan(path, proxy, await, c);
   }
 
+  /** The injector's patch for {@code pod}, against the pod's own tree. */
+  static PatchResult patch(PodInjector injector, Pod pod, Decision decision) {
+    return injector.patch(JSON.valueToTree(pod), pod, decision);
+  }
+
   static String yaml(Object value) {
     try {
       return YAML_OUT.writeValueAsString(JSON.valueToTree(value));

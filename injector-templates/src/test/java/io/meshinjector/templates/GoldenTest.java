@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.meshinjector.engine.decision.Decision;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -44,9 +45,10 @@ class GoldenTest {
     List<String> workloads = c.workloads();
     ArrayNode patches = Fixtures.JSON.createArrayNode();
     for (int i = 0; i < pods.size(); i++) {
-      Pod rendered = INJECTOR.render(pods.get(i), c.decision(workloads.get(i)));
+      Decision decision = c.decision(workloads.get(i));
+      Pod rendered = INJECTOR.render(pods.get(i), decision);
       Fixtures.assertValidPod(Fixtures.JSON.valueToTree(rendered), c + " " + workloads.get(i));
-      patches.add(JsonPatches.diff(pods.get(i), rendered).patch());
+      patches.add(Fixtures.patch(INJECTOR, pods.get(i), decision).patch());
     }
     assertThat(patches).isNotEmpty();
     Fixtures.golden(c.name() + ".patch.json", Fixtures.JSON.writeValueAsString(patches) + "\n");

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodSpec;
+import io.meshinjector.engine.decision.Decision;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -64,8 +65,9 @@ class IstioGoldenTest {
     List<String> workloads = c.workloads();
     ArrayNode patches = Fixtures.JSON.createArrayNode();
     for (int i = 0; i < pods.size(); i++) {
-      Pod rendered = INJECTOR.render(pods.get(i), c.decide(workloads.get(i), pods.get(i)));
-      PatchResult patch = JsonPatches.diff(pods.get(i), rendered);
+      Decision decision = c.decide(workloads.get(i), pods.get(i));
+      Pod rendered = INJECTOR.render(pods.get(i), decision);
+      PatchResult patch = Fixtures.patch(INJECTOR, pods.get(i), decision);
       JsonNode applied = PatchTest.applyWithParsson(pods.get(i), patch.json());
       assertThat(applied)
           .isEqualTo(Fixtures.JSON.readTree(Fixtures.JSON.writeValueAsString(rendered)));
@@ -84,8 +86,10 @@ class IstioGoldenTest {
     for (int i = 0; i < pods.size(); i++) {
       Pod original = pods.get(i);
       Pod once = INJECTOR.render(original, c.decide(workloads.get(i), original));
-      Pod twice = INJECTOR.render(once, c.decide(workloads.get(i), once));
-      assertThat(JsonPatches.diff(once, twice).isEmpty()).as("idempotent %s", c).isTrue();
+      Decision again = c.decide(workloads.get(i), once);
+      Pod twice = INJECTOR.render(once, again);
+      assertThat(twice).as("idempotent %s", c).isEqualTo(once);
+      assertThat(Fixtures.patch(INJECTOR, once, again).isEmpty()).as("idempotent %s", c).isTrue();
       if (once.equals(original)) {
         continue; // skipped or refused by the gate (hostNetwork, opt-out, refused annotations)
       }

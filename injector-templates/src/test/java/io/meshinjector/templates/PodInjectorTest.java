@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.meshinjector.engine.config.ConfigException;
 import io.meshinjector.engine.config.ConfigLoader;
+import io.meshinjector.engine.decision.Decision;
 import io.meshinjector.engine.decision.PathOption;
 import io.meshinjector.engine.decision.ProxyPlacement;
 import io.meshinjector.templates.internal.TemplateException;
@@ -89,9 +90,10 @@ class PodInjectorTest {
   void aPodWithAContainerNamedLikeOneOfOursIsLeftAsItIs(
       String list, String name, PathOption path, ProxyPlacement proxy) {
     Pod pod = podWith(list, name);
-    Pod out = INJECTOR.render(pod, Fixtures.inject("shop/Pod/p", path, proxy, true));
+    Decision decision = Fixtures.inject("shop/Pod/p", path, proxy, true);
+    Pod out = INJECTOR.render(pod, decision);
     assertThat(out).isEqualTo(pod).isNotSameAs(pod);
-    assertThat(JsonPatches.diff(pod, out).isEmpty()).isTrue();
+    assertThat(Fixtures.patch(INJECTOR, pod, decision).isEmpty()).isTrue();
   }
 
   @Test

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.meshinjector.engine.decision.Decision;
 import io.meshinjector.engine.decision.PathOption;
 import io.meshinjector.engine.decision.ProxyPlacement;
 import java.util.ArrayList;
@@ -118,16 +119,14 @@ class ReinvocationTest {
   @Test
   void renderingAnInjectedPodStillChangesNothing() {
     Pod once = injected(ProxyPlacement.NATIVE_SIDECAR);
-    Pod twice =
-        INJECTOR.render(
-            once,
-            Fixtures.inject(
-                "shop/Pod/web", PathOption.INIT_NFT, ProxyPlacement.NATIVE_SIDECAR, true));
-    assertThat(JsonPatches.diff(once, twice).isEmpty()).isTrue();
+    Decision again =
+        Fixtures.inject("shop/Pod/web", PathOption.INIT_NFT, ProxyPlacement.NATIVE_SIDECAR, true);
+    assertThat(INJECTOR.render(once, again)).isEqualTo(once);
+    assertThat(Fixtures.patch(INJECTOR, once, again).isEmpty()).isTrue();
   }
 
   private static void assertPatchAppliesAndSettles(Pod sent, Pod completed) throws Exception {
-    PatchResult patch = JsonPatches.diff(sent, completed);
+    PatchResult patch = INJECTOR.completion(Fixtures.JSON.valueToTree(sent), sent);
     assertThat(patch.isEmpty()).isFalse();
     JsonNode applied = PatchTest.applyWithParsson(sent, patch.json());
     Pod again = Fixtures.JSON.treeToValue(applied, Pod.class);

@@ -1,7 +1,6 @@
 package io.meshinjector.webhook.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.zjsonpatch.JsonPatch;
@@ -13,7 +12,6 @@ import io.meshinjector.templates.WorkloadTemplates;
 import io.meshinjector.templates.WorkloadTemplates.PodTemplateRef;
 import io.meshinjector.webhook.cluster.AssumeEnabledNamespaces;
 import io.meshinjector.webhook.manifest.ManifestException;
-import io.meshinjector.webhook.manifest.Manifests;
 import io.meshinjector.webhook.mutation.InjectionPipeline;
 import io.meshinjector.webhook.mutation.Mutators;
 import io.meshinjector.webhook.mutation.PodShape;
@@ -28,12 +26,10 @@ final class TemplateInjector {
   private final InjectionPipeline pipeline;
   private final ClusterView view;
   private final String defaultNamespace;
-  private final ObjectMapper mapper = Manifests.json();
 
   TemplateInjector(MeshConfig config, ClusterView files, String defaultNamespace, Clock clock) {
     this.pipeline =
-        new InjectionPipeline(
-            new RuleEngine(config.engine(), clock), Mutators.forConfig(config), mapper);
+        new InjectionPipeline(new RuleEngine(config.engine(), clock), Mutators.forConfig(config));
     this.view = new AssumeEnabledNamespaces(files);
     this.defaultNamespace = defaultNamespace;
   }
@@ -65,7 +61,8 @@ final class TemplateInjector {
     if (result.patch().isEmpty()) {
       return;
     }
-    JsonNode patched = JsonPatch.apply(result.patch(), t.template());
+    // a copy: the patch's values are the injector's cached renderings
+    JsonNode patched = JsonPatch.apply(result.patch().deepCopy(), t.template());
     ObjectNode template = t.template();
     template.removeAll();
     template.setAll((ObjectNode) patched);

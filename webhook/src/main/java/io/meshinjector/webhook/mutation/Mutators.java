@@ -1,5 +1,7 @@
 package io.meshinjector.webhook.mutation;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.engine.decision.Decision;
@@ -17,13 +19,13 @@ public final class Mutators {
     PodInjector injector = new PodInjector(TemplateConfig.from(config));
     return new PodMutator() {
       @Override
-      public Pod render(Pod original, Decision decision) {
-        return injector.render(original, decision);
+      public ArrayNode inject(JsonNode received, Pod pod, Decision decision) {
+        return injector.patch(received, pod, decision).patch();
       }
 
       @Override
-      public Pod complete(Pod original) {
-        return injector.complete(original);
+      public ArrayNode complete(JsonNode received, Pod pod) {
+        return injector.completion(received, pod).patch();
       }
     };
   }

@@ -71,11 +71,9 @@ public class WebhookApplication {
 
   /** A bean of its own so that a test can put a failing one in its place. */
   @Bean
-  InjectionPipeline injectionPipeline(MeshConfig config, AdmissionCodec codec) {
+  InjectionPipeline injectionPipeline(MeshConfig config) {
     return new InjectionPipeline(
-        new RuleEngine(config.engine(), Clock.systemUTC()),
-        Mutators.forConfig(config),
-        codec.mapper());
+        new RuleEngine(config.engine(), Clock.systemUTC()), Mutators.forConfig(config));
   }
 
   @Bean

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.fuzz.Fuzz;
 import io.meshinjector.fuzz.JsonMutations;
@@ -14,6 +15,7 @@ import io.meshinjector.webhook.http.AdmissionService;
 import io.meshinjector.webhook.manifest.ManifestException;
 import io.meshinjector.webhook.manifest.Manifests;
 import io.meshinjector.webhook.support.ExampleService;
+import io.meshinjector.webhook.support.Parsson;
 import io.meshinjector.webhook.support.Reviews;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
@@ -49,6 +51,12 @@ class AdmissionFuzzTest {
                   service.handle("application/json", in.length, new ByteArrayInputStream(in));
               assertThat(reply.httpStatus()).as("status").isIn(200, 400, 413, 415, 422);
               assertThat(service.codec().write(reply)).isNotEmpty();
+              if (reply instanceof AdmissionReply.Patched patched) {
+                // made against the object as received, the patch applies to it, whatever its
+                // shape, and gives a Pod
+                JsonNode applied = Parsson.apply(patched.patch(), patched.request().object());
+                assertThat(JSON.treeToValue(applied, Pod.class).getSpec()).isNotNull();
+              }
             });
   }
 

@@ -134,18 +134,17 @@ class AdmissionServerTest {
   static class FailingPipeline {
     @Bean
     @Primary
-    InjectionPipeline failingPipeline(MeshConfig config, AdmissionCodec codec) {
+    InjectionPipeline failingPipeline(MeshConfig config) {
       PodMutator real = Mutators.forConfig(config);
       PodMutator failing =
-          (pod, decision) -> {
+          (received, pod, decision) -> {
             if (pod.getMetadata().getLabels() != null
                 && pod.getMetadata().getLabels().containsKey(FAIL)) {
               throw new IllegalStateException("secret internal detail");
             }
-            return real.render(pod, decision);
+            return real.inject(received, pod, decision);
           };
-      return new InjectionPipeline(
-          new RuleEngine(config.engine(), Clock.systemUTC()), failing, codec.mapper());
+      return new InjectionPipeline(new RuleEngine(config.engine(), Clock.systemUTC()), failing);
     }
   }
 

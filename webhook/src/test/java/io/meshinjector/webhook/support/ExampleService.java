@@ -44,9 +44,7 @@ public final class ExampleService {
     return new AdmissionService(
         codec,
         new InjectionPipeline(
-            new RuleEngine(CONFIG.engine(), Clock.systemUTC()),
-            Mutators.forConfig(CONFIG),
-            codec.mapper()),
+            new RuleEngine(CONFIG.engine(), Clock.systemUTC()), Mutators.forConfig(CONFIG)),
         view,
         new AdmissionMetrics(registry),
         maxRequestBytes,
