@@ -57,10 +57,6 @@ public final class AdmissionCodec {
         mapper.readerFor(JsonNode.class).with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
   }
 
-  public ObjectMapper mapper() {
-    return mapper;
-  }
-
   /**
    * The request of an AdmissionReview body.
    *
