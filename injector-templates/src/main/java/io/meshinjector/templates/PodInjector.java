@@ -778,54 +778,98 @@ public final class PodInjector {
   }
 
   /**
-   * One rendering of a template, as a tree and, where it is one, as model objects and as those
-   * objects serialise: the patch carries the model's form of a container (a port as a number, no
-   * field the model does not know), which is what the API server reads.
-   *
-   * @param asIs the container as rendered
-   * @param nativeSidecar the container with {@code restartPolicy: Always}
-   * @param regular the container without a restart policy
+   * One rendering of a template: the tree of the metadata template; the volumes of the volumes
+   * template, as model objects and as they serialise; a container template's container as a model
+   * object, and as it serialises in the role the patch gives it (computed on first use: the proxy's
+   * rendering is used as a sidecar or as a container, the redirect's as it is). The patch carries
+   * the model's form (a port as a number, no field the model does not know), which is what the API
+   * server reads. Cached renderings of per-pod values turn over, so each holds one form.
    */
-  private record Rendered(
-      JsonNode tree,
-      Container container,
-      JsonNode asIs,
-      JsonNode nativeSidecar,
-      JsonNode regular,
-      List<Volume> volumes,
-      List<JsonNode> volumeTrees) {
+  private static final class Rendered {
+    private final JsonNode tree;
+    private final Container container;
+    private final List<Volume> volumes;
+    private final List<JsonNode> volumeTrees;
+    private volatile JsonNode asIs;
+    private volatile JsonNode nativeSidecar;
+    private volatile JsonNode regular;
+
+    private Rendered(
+        JsonNode tree, Container container, List<Volume> volumes, List<JsonNode> volumeTrees) {
+      this.tree = tree;
+      this.container = container;
+      this.volumes = volumes;
+      this.volumeTrees = volumeTrees;
+    }
+
     static Rendered of(Template t, JsonNode tree) {
-      List<Volume> volumes = new ArrayList<>();
-      List<JsonNode> volumeTrees = new ArrayList<>();
       if (tree.isArray()) {
+        List<Volume> volumes = new ArrayList<>();
+        List<JsonNode> volumeTrees = new ArrayList<>();
         for (JsonNode v : tree) {
           Volume volume = convert(v, Volume.class, t.name());
           volumes.add(volume);
           volumeTrees.add(JSON.valueToTree(volume));
         }
-        return new Rendered(
-            tree, null, null, null, null, List.copyOf(volumes), List.copyOf(volumeTrees));
+        return new Rendered(null, null, List.copyOf(volumes), List.copyOf(volumeTrees));
       }
-      if (!tree.has("name")) {
-        return new Rendered(tree, null, null, null, null, List.of(), List.of());
+      if (tree.has("name")) {
+        return new Rendered(null, convert(tree, Container.class, t.name()), List.of(), List.of());
       }
-      Container c = convert(tree, Container.class, t.name());
-      return new Rendered(
-          tree,
-          c,
-          JSON.valueToTree(c),
-          JSON.valueToTree(new ContainerBuilder(c).withRestartPolicy("Always").build()),
-          JSON.valueToTree(new ContainerBuilder(c).withRestartPolicy(null).build()),
-          List.of(),
-          List.of());
+      return new Rendered(tree, null, List.of(), List.of());
     }
 
-    @Override
-    public Container container() {
+    JsonNode tree() {
+      if (tree == null) {
+        throw new TemplateException("template does not render an object of labels and annotations");
+      }
+      return tree;
+    }
+
+    List<Volume> volumes() {
+      return volumes;
+    }
+
+    List<JsonNode> volumeTrees() {
+      return volumeTrees;
+    }
+
+    Container container() {
       if (container == null) {
         throw new TemplateException("template does not render a container");
       }
       return container;
+    }
+
+    /** The container as rendered. */
+    JsonNode asIs() {
+      JsonNode t = asIs;
+      if (t == null) {
+        asIs = t = JSON.valueToTree(container());
+      }
+      return t;
+    }
+
+    /** The container with {@code restartPolicy: Always}. */
+    JsonNode nativeSidecar() {
+      JsonNode t = nativeSidecar;
+      if (t == null) {
+        nativeSidecar =
+            t =
+                JSON.valueToTree(
+                    new ContainerBuilder(container()).withRestartPolicy("Always").build());
+      }
+      return t;
+    }
+
+    /** The container without a restart policy. */
+    JsonNode regular() {
+      JsonNode t = regular;
+      if (t == null) {
+        regular =
+            t = JSON.valueToTree(new ContainerBuilder(container()).withRestartPolicy(null).build());
+      }
+      return t;
     }
   }
 
