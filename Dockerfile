@@ -5,8 +5,9 @@
 #
 #   docker build -t ghcr.io/mesh-injector/mesh-injector:0.1.0 .
 #
-# The root file system can be read-only: the launcher writes nothing, the JVM and Tomcat write only
-# to /tmp (the chart mounts an emptyDir there), and `serve` reads its TLS files from --tls-dir.
+# The root file system can be read-only: the launcher writes nothing, the JVM and Netty (which
+# unpacks BoringSSL's native library) write only to /tmp (the chart mounts an emptyDir there), and
+# `serve` reads its TLS files from --tls-dir.
 
 FROM eclipse-temurin:25-jdk AS build
 WORKDIR /src

@@ -29,8 +29,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The rule engine, row by row: every failure of the architecture's failure table, then mixed
- * clusters, DaemonSets, taints, unknown nodes, annotations, Pod Security and kubelet versions.
+ * The rule engine, row by row: every kind of node failure it routes around, then mixed clusters,
+ * DaemonSets, taints, unknown nodes, annotations, Pod Security and kubelet versions.
  */
 class RuleEngineTableTest {
   private static final Namespace SHOP = enabled("shop");

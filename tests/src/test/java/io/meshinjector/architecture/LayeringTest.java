@@ -15,7 +15,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The one-way graph of the architecture: the pure core imports no Spring, servlet, HTTP server or
+ * The one-way graph of the modules: the pure core imports no Spring, servlet, HTTP server or
  * Kubernetes client (fabric8's model classes are fine), and dependencies point from the edge
  * inwards, never back.
  *

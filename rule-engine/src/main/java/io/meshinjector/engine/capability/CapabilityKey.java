@@ -4,7 +4,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 
-/** The capability vocabulary of the architecture: one key per thing a node can or cannot do. */
+/** The capability vocabulary: one key per thing a node can or cannot do. */
 public enum CapabilityKey {
   IPTABLES_LEGACY("iptables-legacy", Verdict.AVAILABLE, Verdict.UNAVAILABLE),
   IPTABLES_NFT("iptables-nft", Verdict.AVAILABLE, Verdict.UNAVAILABLE),

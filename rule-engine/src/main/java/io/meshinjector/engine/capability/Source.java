@@ -1,6 +1,6 @@
 package io.meshinjector.engine.capability;
 
-/** Where a verdict came from, highest precedence first (the architecture's order). */
+/** Where a verdict came from, highest precedence first. */
 public enum Source {
   OVERRIDE("override"),
   PROBE("probe"),

@@ -1,6 +1,6 @@
 package io.meshinjector.engine.decision;
 
-/** The public annotations of the architecture. */
+/** The public annotations: the pod and namespace annotations the README lists. */
 public final class Annotations {
   public static final String PREFIX = "mesh-injector.io/";
 

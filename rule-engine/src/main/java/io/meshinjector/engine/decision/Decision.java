@@ -94,8 +94,8 @@ public record Decision(
   }
 
   /**
-   * The JSON object of {@code explain -o json}, in the architecture's field order, plus {@code
-   * candidateCount} because {@code candidateNodes} is capped.
+   * The JSON object of {@code explain -o json}, in a fixed field order, plus {@code candidateCount}
+   * because {@code candidateNodes} is capped.
    */
   public Map<String, Object> toJsonMap() {
     Optional<Plan> plan = plan();

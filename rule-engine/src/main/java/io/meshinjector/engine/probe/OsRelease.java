@@ -23,7 +23,7 @@ public final class OsRelease {
     return out;
   }
 
-  /** {@code rhel 8.10}, the form the architecture's example fact uses. */
+  /** {@code rhel 8.10}: the ID and VERSION_ID of os-release, the form a probe fact takes. */
   public static String summary(Map<String, String> fields) {
     String id = fields.getOrDefault("ID", "").strip();
     String version = fields.getOrDefault("VERSION_ID", "").strip();

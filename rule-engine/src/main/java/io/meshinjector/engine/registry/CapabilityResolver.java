@@ -16,9 +16,9 @@ import java.util.EnumMap;
 import java.util.Map;
 
 /**
- * Merges the sources of a node's verdicts in the architecture's precedence: operator override,
- * probe (until it expires), live CNI readiness, inference from the Node, unknown. An {@code
- * unknown} from a higher source does not hide a lower source that knows.
+ * Merges the sources of a node's verdicts, highest precedence first: operator override, probe
+ * (until it expires), live CNI readiness, inference from the Node, unknown. An {@code unknown} from
+ * a higher source does not hide a lower source that knows.
  */
 public final class CapabilityResolver {
   /**

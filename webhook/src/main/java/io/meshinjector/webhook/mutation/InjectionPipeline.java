@@ -12,8 +12,8 @@ import io.meshinjector.engine.decision.SkipReason;
 import java.util.Objects;
 
 /**
- * The one decision path of the architecture: decide, then render the decision as a patch. The
- * webhook and the CLI both call {@link #run}; only the cluster view behind it differs.
+ * The one decision path: decide, then render the decision as a patch. The webhook and the CLI both
+ * call {@link #run}; only the cluster view behind it differs.
  */
 public final class InjectionPipeline {
   private final RuleEngine engine;

@@ -111,7 +111,7 @@ final class HostFixture {
         .link("/usr/sbin/iptables-restore", "xtables-nft-multi");
   }
 
-  /** CentOS 7: iptables 1.4 links to xtables-multi (seed 003). */
+  /** CentOS 7: iptables 1.4 links to xtables-multi. */
   HostFixture centos7Iptables() {
     return binary("/usr/sbin/xtables-multi")
         .link("/usr/sbin/iptables", "xtables-multi")

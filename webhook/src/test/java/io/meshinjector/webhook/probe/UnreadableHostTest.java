@@ -267,7 +267,8 @@ class UnreadableHostTest {
 
   @Test
   void aDeniedContainerdConfigIsUnknownNotDefaults() {
-    // read as missing, the probe would assume /opt/cni/bin and hide seed 003's mismatch
+    // read as missing, the probe would assume /opt/cni/bin and hide a runtime whose CNI binaries
+    // are elsewhere
     HostFixture host =
         HostFixture.ubuntu2204(root)
             .containerdConfig(HostFixture.CONTAINERD_V2)

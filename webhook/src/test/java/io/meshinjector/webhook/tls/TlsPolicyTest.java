@@ -96,7 +96,7 @@ class TlsPolicyTest {
     request.write(head.getBytes(StandardCharsets.US_ASCII));
     request.write(review);
     String answer = new String(exchange(request.toByteArray()), StandardCharsets.ISO_8859_1);
-    // Tomcat tells a plain-text client that the port needs TLS, or a TLS alert, or nothing
+    // the server tells a plain-text client that the port needs TLS, or a TLS alert, or nothing
     assertThat(answer).doesNotStartWith("HTTP/1.1 200").doesNotContain("AdmissionReview");
     if (answer.startsWith("HTTP/")) {
       assertThat(answer).startsWith("HTTP/1.1 400");
