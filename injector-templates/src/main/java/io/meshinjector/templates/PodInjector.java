@@ -11,7 +11,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import com.fasterxml.jackson.module.blackbird.BlackbirdModule;
 import io.fabric8.kubernetes.api.model.Affinity;
-import io.fabric8.kubernetes.api.model.AffinityBuilder;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.EphemeralContainer;
@@ -386,11 +385,7 @@ public final class PodInjector {
 
   /** The pod's required node affinity narrowed by the plan's constraint, where that changes it. */
   private static void requireNodes(PodPatch patch, Affinity before, Plan plan) {
-    // require() writes into the affinity's terms, which are the pod's
-    PodSpec scratch = new PodSpec();
-    scratch.setAffinity(before == null ? null : new AffinityBuilder(before).build());
-    NodeAffinities.require(scratch, plan.nodeConstraint());
-    Affinity after = scratch.getAffinity();
+    Affinity after = NodeAffinities.required(before, plan.nodeConstraint());
     if (!after.equals(before)) {
       patch.setMember(
           "affinity",
@@ -854,10 +849,7 @@ public final class PodInjector {
     JsonNode nativeSidecar() {
       JsonNode t = nativeSidecar;
       if (t == null) {
-        nativeSidecar =
-            t =
-                JSON.valueToTree(
-                    new ContainerBuilder(container()).withRestartPolicy("Always").build());
+        nativeSidecar = t = withRestartPolicy("Always");
       }
       return t;
     }
@@ -866,10 +858,13 @@ public final class PodInjector {
     JsonNode regular() {
       JsonNode t = regular;
       if (t == null) {
-        regular =
-            t = JSON.valueToTree(new ContainerBuilder(container()).withRestartPolicy(null).build());
+        regular = t = withRestartPolicy(null);
       }
       return t;
+    }
+
+    private JsonNode withRestartPolicy(String policy) {
+      return JSON.valueToTree(new ContainerBuilder(container()).withRestartPolicy(policy).build());
     }
   }
 

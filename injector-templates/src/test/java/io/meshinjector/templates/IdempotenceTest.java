@@ -65,9 +65,9 @@ class IdempotenceTest {
             .pods()
             .get(0);
     PodSpec spec = new PodBuilder(pod).build().getSpec();
-    NodeAffinities.require(spec, Cases.CNI_READY);
+    spec.setAffinity(NodeAffinities.required(spec.getAffinity(), Cases.CNI_READY));
     PodSpec again = new PodBuilder().withSpec(spec).build().getSpec();
-    NodeAffinities.require(again, Cases.CNI_READY);
+    again.setAffinity(NodeAffinities.required(again.getAffinity(), Cases.CNI_READY));
     assertThat(again).isEqualTo(spec);
     assertThat(
             spec.getAffinity()

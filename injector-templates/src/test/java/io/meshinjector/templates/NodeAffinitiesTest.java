@@ -20,7 +20,7 @@ class NodeAffinitiesTest {
   void aPodWithoutRequiredAffinityGetsOneTermWithTheConstraint() {
     PodSpec spec = new PodSpecBuilder().build();
 
-    NodeAffinities.require(spec, Cases.CNI_READY);
+    spec.setAffinity(NodeAffinities.required(spec.getAffinity(), Cases.CNI_READY));
 
     assertThat(terms(spec)).hasSize(1);
     assertThat(terms(spec).get(0).getMatchExpressions())
@@ -32,7 +32,7 @@ class NodeAffinitiesTest {
   void theConstraintIsAndedIntoEveryTermThatMatchesSomething() {
     PodSpec spec = withTerms(termWith(ZONE_A), termWith(ZONE_A));
 
-    NodeAffinities.require(spec, Cases.CNI_READY);
+    spec.setAffinity(NodeAffinities.required(spec.getAffinity(), Cases.CNI_READY));
 
     assertThat(terms(spec))
         .allSatisfy(t -> assertThat(t.getMatchExpressions()).hasSize(2).contains(ZONE_A));
@@ -44,7 +44,7 @@ class NodeAffinitiesTest {
     // including those outside zone a that the pod's own first term keeps it off
     PodSpec spec = withTerms(termWith(ZONE_A), new NodeSelectorTerm());
 
-    NodeAffinities.require(spec, Cases.CNI_READY);
+    spec.setAffinity(NodeAffinities.required(spec.getAffinity(), Cases.CNI_READY));
 
     assertThat(terms(spec).get(0).getMatchExpressions()).hasSize(2);
     assertThat(terms(spec).get(1).getMatchExpressions()).isNullOrEmpty();

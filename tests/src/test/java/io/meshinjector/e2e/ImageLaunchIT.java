@@ -3,8 +3,10 @@ package io.meshinjector.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.meshinjector.plane.Await;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -120,13 +122,12 @@ class ImageLaunchIT {
         // serve logs where it serves after /readyz turns 200, and its log is written on a thread
         // of its own: the line can reach the file a few milliseconds after the first 200
         String serving = "serving https://0.0.0.0:" + port + "/mutate";
-        Instant logDeadline = Instant.now().plusSeconds(10);
+        Await.until(
+            "'" + serving + "' in the log",
+            Duration.ofSeconds(10),
+            () -> read(log).contains(serving),
+            () -> read(log));
         String served = Files.readString(log);
-        while (!served.contains(serving) && Instant.now().isBefore(logDeadline)) {
-          Thread.sleep(20);
-          served = Files.readString(log);
-        }
-        assertThat(served).contains(serving);
         // BoringSSL's native library unpacks into the writable /tmp, or TLS falls back to JSSE
         assertThat(served).contains("/mutate (TLS: BoringSSL");
         // jvm.options turns Spring AOT on: the bean definitions generated in the build are used
@@ -286,5 +287,13 @@ class ImageLaunchIT {
     SSLContext ctx = SSLContext.getInstance("TLS");
     ctx.init(null, tmf.getTrustManagers(), null);
     return ctx;
+  }
+
+  private static String read(Path file) {
+    try {
+      return Files.readString(file);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 }

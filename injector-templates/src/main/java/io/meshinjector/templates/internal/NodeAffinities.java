@@ -1,11 +1,11 @@
 package io.meshinjector.templates.internal;
 
 import io.fabric8.kubernetes.api.model.Affinity;
+import io.fabric8.kubernetes.api.model.AffinityBuilder;
 import io.fabric8.kubernetes.api.model.NodeAffinity;
 import io.fabric8.kubernetes.api.model.NodeSelector;
 import io.fabric8.kubernetes.api.model.NodeSelectorRequirement;
 import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
-import io.fabric8.kubernetes.api.model.PodSpec;
 import io.meshinjector.engine.decision.NodeConstraint;
 import io.meshinjector.engine.decision.NodeRequirement;
 import java.util.ArrayList;
@@ -17,13 +17,15 @@ public final class NodeAffinities {
   private NodeAffinities() {}
 
   /**
-   * ANDs the requirements into every required {@code nodeSelectorTerm}: terms are ORed, so a term
-   * of our own would widen the choice instead of narrowing it. A requirement a term already has is
-   * not added again. A term the pod has that is empty matches no node, and is left empty: with our
-   * requirements in it, it would match nodes the pod's other terms exclude.
+   * The pod's affinity, as a new object, with the requirements ANDed into every required {@code
+   * nodeSelectorTerm}: terms are ORed, so a term of our own would widen the choice instead of
+   * narrowing it. A requirement a term already has is not added again. A term the pod has that is
+   * empty matches no node, and is left empty: with our requirements in it, it would match nodes the
+   * pod's other terms exclude.
    */
-  public static void require(PodSpec spec, NodeConstraint constraint) {
-    Affinity affinity = spec.getAffinity() != null ? spec.getAffinity() : new Affinity();
+  public static Affinity required(Affinity pods, NodeConstraint constraint) {
+    // a copy: the terms below are written into, and they are the pod's
+    Affinity affinity = pods != null ? new AffinityBuilder(pods).build() : new Affinity();
     NodeAffinity node =
         affinity.getNodeAffinity() != null ? affinity.getNodeAffinity() : new NodeAffinity();
     NodeSelector required =
@@ -57,7 +59,7 @@ public final class NodeAffinities {
     required.setNodeSelectorTerms(terms);
     node.setRequiredDuringSchedulingIgnoredDuringExecution(required);
     affinity.setNodeAffinity(node);
-    spec.setAffinity(affinity);
+    return affinity;
   }
 
   private static boolean matchesNothing(NodeSelectorTerm term) {

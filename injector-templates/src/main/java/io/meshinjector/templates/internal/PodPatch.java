@@ -75,11 +75,7 @@ public final class PodPatch {
       }
       return;
     }
-    ensure("spec");
-    op(
-        current.isMissingNode() ? "add" : "replace",
-        "/spec/" + list,
-        F.arrayNode(values.size()).addAll(values));
+    setList(list, values);
   }
 
   /** Replaces a spec list with {@code values} (a new order of its elements), or adds it. */
