@@ -5,22 +5,25 @@ import io.meshinjector.engine.cluster.InMemoryClusterView;
 import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.webhook.cluster.ClusterFiles;
-import io.meshinjector.webhook.config.WebhookSettings;
-import io.meshinjector.webhook.http.AdmissionCodec;
-import io.meshinjector.webhook.http.AdmissionReply;
-import io.meshinjector.webhook.http.AdmissionService;
-import io.meshinjector.webhook.http.PodLimits;
+import io.meshinjector.webhook.settings.WebhookSettings;
+import io.meshinjector.webhook.admission.AdmissionCodec;
+import io.meshinjector.webhook.admission.AdmissionReply;
+import io.meshinjector.webhook.admission.PodAdmission;
+import io.meshinjector.webhook.admission.PodValidation;
+import io.meshinjector.webhook.admission.Staleness;
+import io.meshinjector.webhook.server.AdmissionEndpoint;
+import io.meshinjector.webhook.server.RequestBody;
+import io.meshinjector.webhook.settings.PodLimits;
 import io.meshinjector.webhook.logging.AsyncConsole;
 import io.meshinjector.webhook.metrics.AdmissionMetrics;
-import io.meshinjector.webhook.mutation.InjectionPipeline;
-import io.meshinjector.webhook.mutation.Mutators;
+import io.meshinjector.webhook.admission.InjectionPipeline;
+import io.meshinjector.webhook.admission.Mutators;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslProvider;
-import java.io.ByteArrayInputStream;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -41,7 +44,7 @@ import reactor.netty.http.server.HttpServerRequest;
 import reactor.netty.http.server.HttpServerResponse;
 
 /**
- * mesh-injector's admission code behind Reactor Netty, for the benchmark only: the AdmissionService
+ * mesh-injector's admission code behind Reactor Netty, for the benchmark only: the AdmissionEndpoint
  * that {@code serve} builds (the default configuration's limits, a fixed view from a cluster file),
  * answering {@code POST /mutate} over TLS with HTTP/1.1 and HTTP/2 negotiated by ALPN, and {@code
  * GET /readyz} and {@code /healthz}.
@@ -60,10 +63,10 @@ public final class NettyPeer {
   private static final Logger LOG = LoggerFactory.getLogger(NettyPeer.class);
   private static final byte[] OK = "ok\n".getBytes(StandardCharsets.UTF_8);
 
-  private final AdmissionService service;
+  private final AdmissionEndpoint service;
   private final byte[] canned;
 
-  private NettyPeer(AdmissionService service, byte[] canned) {
+  private NettyPeer(AdmissionEndpoint service, byte[] canned) {
     this.service = service;
     this.canned = canned;
   }
@@ -107,26 +110,28 @@ public final class NettyPeer {
     server.onDispose().block();
   }
 
-  /** The AdmissionService of {@code serve}, as WebhookApplication wires it, for a cluster file. */
-  static AdmissionService service(Path cluster) {
+  /** The AdmissionEndpoint of {@code serve}, as WebhookApplication wires it, for a cluster file. */
+  static AdmissionEndpoint service(Path cluster) {
     MeshConfig config = ConfigLoader.defaults();
     WebhookSettings settings = WebhookSettings.from(config);
     AdmissionCodec codec =
         new AdmissionCodec(settings.maxNestingDepth(), settings.maxStringLength());
     InjectionPipeline pipeline =
         new InjectionPipeline(
-            new RuleEngine(config.engine(), Clock.systemUTC()),
-            Mutators.forConfig(config),
-            codec.mapper());
+            new RuleEngine(config.engine(), Clock.systemUTC()), Mutators.forConfig(config));
     InMemoryClusterView view = ClusterFiles.load(config.engine().capabilities(), List.of(cluster));
     // a file view is never stale: serve's Staleness over ViewHealth.fixed() never warns either
-    return new AdmissionService(
-        codec,
-        pipeline,
-        () -> view,
-        new AdmissionMetrics(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)),
-        settings.maxRequestBytes(),
-        PodLimits.from(config));
+    AdmissionMetrics metrics =
+        new AdmissionMetrics(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+    PodAdmission admission =
+        new PodAdmission(
+            codec,
+            new PodValidation(PodLimits.from(config)),
+            pipeline,
+            () -> view,
+            metrics,
+            Staleness.never());
+    return new AdmissionEndpoint(codec, admission, metrics, settings.maxRequestBytes());
   }
 
   private Mono<Void> mutate(HttpServerRequest request, HttpServerResponse response) {
@@ -150,8 +155,10 @@ public final class NettyPeer {
     int length;
     try {
       AdmissionReply reply =
-          service.handle(contentType, declaredLength, new ByteArrayInputStream(bytes));
-      AdmissionCodec.Encoded encoded = service.codec().encode(reply);
+          declaredLength > service.maxRequestBytes() || bytes.length > service.maxRequestBytes()
+              ? AdmissionReply.tooLarge(service.maxRequestBytes())
+              : service.answer(contentType, RequestBody.of(bytes));
+      AdmissionCodec.Encoded encoded = service.encode(reply);
       status = reply.httpStatus();
       body = encoded.bytes();
       length = encoded.length();

@@ -2,6 +2,8 @@ package io.meshinjector.webhook.cli;
 
 import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.config.MeshConfig;
+import io.meshinjector.webhook.cli.cluster.ClusterDetection;
+import io.meshinjector.webhook.cli.cluster.KubeconfigCluster;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;

@@ -10,11 +10,17 @@ import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.engine.decision.Decision;
 import io.meshinjector.templates.WorkloadTemplates;
 import io.meshinjector.templates.WorkloadTemplates.PodTemplateRef;
-import io.meshinjector.webhook.cluster.AssumeEnabledNamespaces;
+import io.meshinjector.webhook.admission.AdmissionCodec;
+import io.meshinjector.webhook.admission.InjectionPipeline;
+import io.meshinjector.webhook.admission.InvalidPod;
+import io.meshinjector.webhook.admission.Mutators;
+import io.meshinjector.webhook.admission.PodAdmission;
+import io.meshinjector.webhook.admission.PodValidation;
+import io.meshinjector.webhook.admission.Problems;
+import io.meshinjector.webhook.cli.cluster.AssumeEnabledNamespaces;
 import io.meshinjector.webhook.manifest.ManifestException;
-import io.meshinjector.webhook.mutation.InjectionPipeline;
-import io.meshinjector.webhook.mutation.Mutators;
-import io.meshinjector.webhook.mutation.PodShape;
+import io.meshinjector.webhook.settings.PodLimits;
+import io.meshinjector.webhook.settings.WebhookSettings;
 import java.time.Clock;
 import java.util.List;
 
@@ -23,14 +29,20 @@ import java.util.List;
  * and {@code explain}.
  */
 final class TemplateInjector {
-  private final InjectionPipeline pipeline;
+  private final PodAdmission admission;
   private final ClusterView view;
   private final String defaultNamespace;
 
   TemplateInjector(MeshConfig config, ClusterView files, String defaultNamespace, Clock clock) {
-    this.pipeline =
-        new InjectionPipeline(new RuleEngine(config.engine(), clock), Mutators.forConfig(config));
+    WebhookSettings settings = WebhookSettings.from(config);
     this.view = new AssumeEnabledNamespaces(files);
+    this.admission =
+        PodAdmission.offline(
+            new AdmissionCodec(settings.maxNestingDepth(), settings.maxStringLength()),
+            new PodValidation(PodLimits.from(config)),
+            new InjectionPipeline(
+                new RuleEngine(config.engine(), clock), Mutators.forConfig(config)),
+            view);
     this.defaultNamespace = defaultNamespace;
   }
 
@@ -39,21 +51,19 @@ final class TemplateInjector {
     return WorkloadTemplates.podTemplates(doc, defaultNamespace);
   }
 
-  /** The decision for one template and, when it is injected, the patch for it. */
+  /**
+   * The decision for one template and, when it is injected, the patch for it: the webhook's checks,
+   * binding and decision path, so a template the webhook would answer with a 400 is refused here
+   * with the same words.
+   */
   InjectionPipeline.Result decide(PodTemplateRef t) {
-    // the same shapes the webhook answers with a 400, named the same way
-    PodShape.problem(t.template())
-        .ifPresent(
-            p -> {
-              throw new ManifestException(t.workload() + ": the pod template is not valid: " + p);
-            });
     Pod pod;
     try {
-      pod = t.toPod();
-    } catch (IllegalArgumentException e) {
-      throw new ManifestException(e.getMessage());
+      pod = admission.bind(t.template(), t.namespace());
+    } catch (InvalidPod e) {
+      throw new ManifestException(Problems.invalidTemplate(t.workload(), e));
     }
-    return pipeline.run(t.workload(), t.template(), pod, view);
+    return admission.decide(t.workload(), t.template(), pod, view);
   }
 
   /** Applies {@code result}'s patch to the template in its document; the rest stays as read. */

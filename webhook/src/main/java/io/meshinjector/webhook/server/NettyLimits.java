@@ -1,5 +1,6 @@
 package io.meshinjector.webhook.server;
 
+import io.meshinjector.webhook.settings.ServerSettings;
 import io.netty.channel.ChannelOption;
 import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import reactor.netty.http.server.HttpServer;

@@ -2,13 +2,11 @@ package io.meshinjector.webhook.server;
 
 import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.config.MeshConfig;
+import io.meshinjector.webhook.admission.AdmissionReply;
 import io.meshinjector.webhook.cluster.ClusterFiles;
-import io.meshinjector.webhook.http.AdmissionCodec;
-import io.meshinjector.webhook.http.AdmissionReply;
-import io.meshinjector.webhook.http.AdmissionService;
 import io.meshinjector.webhook.metrics.AdmissionMetrics;
+import io.meshinjector.webhook.settings.WarmupSettings;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -28,19 +26,19 @@ import org.springframework.boot.availability.ReadinessState;
  * replica starts, which is what a rolling update meets, pays for class loading, the first
  * interpreted runs and the JIT's first compilations.
  *
- * <p>What it covers: the body read from a stream, the codec's decode, the limits, the decision, the
- * render, the patch diff and its check, and the encoded answer, each the code a request runs. What
- * it does not: TLS, HTTP framing and Reactor Netty's handler, which the AOT cache's training run
- * loads the classes of. The admissions go to their own metrics registry and log nothing, so neither
- * the admission metrics nor the log count them as requests; the built-in view keeps the live
- * cluster out of it (a namespace missing from the informers would be read from the API server).
+ * <p>What it covers: the endpoint's checks, the codec's decode, the validation, the decision, the
+ * patch, and the encoded answer, each the code a request runs. What it does not: TLS, HTTP framing
+ * and Reactor Netty's handler, which the AOT cache's training run loads the classes of. The
+ * admissions go to their own metrics registry and log nothing, so neither the admission metrics nor
+ * the log count them as requests; the built-in view keeps the live cluster out of it (a namespace
+ * missing from the informers would be read from the API server).
  */
 public final class Warmup implements ApplicationRunner {
   private static final Logger LOG = LoggerFactory.getLogger(Warmup.class);
   private static final String REVIEW = "aot-training-review.json";
   private static final String CLUSTER = "warmup-cluster.yaml";
 
-  private final AdmissionService service;
+  private final AdmissionEndpoint endpoint;
   private final MeshConfig config;
   private final WarmupSettings settings;
   private final ApplicationAvailability availability;
@@ -48,11 +46,11 @@ public final class Warmup implements ApplicationRunner {
   private volatile ReadinessState readinessAtRun;
 
   public Warmup(
-      AdmissionService service,
+      AdmissionEndpoint endpoint,
       MeshConfig config,
       WarmupSettings settings,
       ApplicationAvailability availability) {
-    this.service = Objects.requireNonNull(service, "service");
+    this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
     this.config = Objects.requireNonNull(config, "config");
     this.settings = Objects.requireNonNull(settings, "settings");
     this.availability = Objects.requireNonNull(availability, "availability");
@@ -96,15 +94,13 @@ public final class Warmup implements ApplicationRunner {
             new String(resource(CLUSTER), StandardCharsets.UTF_8),
             CLUSTER,
             w -> {});
-    AdmissionService quiet =
-        service.unrecorded(() -> view, new AdmissionMetrics(new SimpleMeterRegistry()));
-    AdmissionCodec codec = quiet.codec();
+    AdmissionMetrics unrecorded = new AdmissionMetrics(new SimpleMeterRegistry());
+    AdmissionEndpoint quiet = endpoint.unrecorded(() -> view, unrecorded);
     long deadline = System.nanoTime() + settings.maxDuration().toNanos();
     int patched = 0;
     for (int i = 0; i < settings.admissions() && System.nanoTime() < deadline; i++) {
-      AdmissionReply reply =
-          quiet.handle("application/json", review.length, new ByteArrayInputStream(review));
-      codec.encode(reply);
+      AdmissionReply reply = quiet.answer("application/json", RequestBody.of(review));
+      quiet.encode(reply);
       if (reply instanceof AdmissionReply.Patched) {
         patched++;
       }

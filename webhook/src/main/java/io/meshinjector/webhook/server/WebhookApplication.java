@@ -5,22 +5,22 @@ import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.cluster.InMemoryClusterView;
 import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.engine.config.MeshConfig;
+import io.meshinjector.webhook.admission.AdmissionCodec;
+import io.meshinjector.webhook.admission.InjectionPipeline;
+import io.meshinjector.webhook.admission.Mutators;
+import io.meshinjector.webhook.admission.PodAdmission;
+import io.meshinjector.webhook.admission.PodValidation;
+import io.meshinjector.webhook.admission.Staleness;
 import io.meshinjector.webhook.cluster.ClusterConnection;
 import io.meshinjector.webhook.cluster.ViewHealth;
-import io.meshinjector.webhook.config.ClusterSettings;
-import io.meshinjector.webhook.config.WebhookSettings;
-import io.meshinjector.webhook.http.AdmissionCodec;
-import io.meshinjector.webhook.http.AdmissionHttpHandler;
-import io.meshinjector.webhook.http.AdmissionService;
-import io.meshinjector.webhook.http.HealthProbes;
-import io.meshinjector.webhook.http.PodLimits;
-import io.meshinjector.webhook.http.Staleness;
 import io.meshinjector.webhook.metrics.AdmissionMetrics;
 import io.meshinjector.webhook.metrics.ClusterViewMetrics;
 import io.meshinjector.webhook.metrics.NodeHealthMetrics;
-import io.meshinjector.webhook.mutation.InjectionPipeline;
-import io.meshinjector.webhook.mutation.Mutators;
-import io.meshinjector.webhook.tls.TlsConfiguration;
+import io.meshinjector.webhook.settings.ClusterSettings;
+import io.meshinjector.webhook.settings.PodLimits;
+import io.meshinjector.webhook.settings.ServerSettings;
+import io.meshinjector.webhook.settings.WarmupSettings;
+import io.meshinjector.webhook.settings.WebhookSettings;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -77,29 +77,42 @@ public class WebhookApplication {
   }
 
   @Bean
-  AdmissionService admissionService(
+  PodAdmission podAdmission(
       AdmissionCodec codec,
       InjectionPipeline pipeline,
-      WebhookSettings settings,
       ClusterView view,
       ViewHealth health,
       ClusterSettings clusterSettings,
-      MeterRegistry registry,
+      AdmissionMetrics metrics,
       MeshConfig config) {
-    return new AdmissionService(
+    return new PodAdmission(
         codec,
+        new PodValidation(PodLimits.from(config)),
         pipeline,
         () -> view,
-        new AdmissionMetrics(registry),
-        settings.maxRequestBytes(),
-        PodLimits.from(config),
-        new Staleness(health, clusterSettings.staleAfter()));
+        metrics,
+        new Staleness(health::age, clusterSettings.staleAfter()));
+  }
+
+  @Bean
+  AdmissionMetrics admissionMetrics(MeterRegistry registry) {
+    return new AdmissionMetrics(registry);
+  }
+
+  @Bean
+  AdmissionEndpoint admissionEndpoint(
+      AdmissionCodec codec,
+      PodAdmission admission,
+      AdmissionMetrics metrics,
+      WebhookSettings settings) {
+    return new AdmissionEndpoint(codec, admission, metrics, settings.maxRequestBytes());
   }
 
   /** Admissions of an example pod in-process, before readiness turns to accepting traffic. */
   @Bean
-  Warmup warmup(AdmissionService service, MeshConfig config, ApplicationAvailability availability) {
-    return new Warmup(service, config, WarmupSettings.from(config), availability);
+  Warmup warmup(
+      AdmissionEndpoint endpoint, MeshConfig config, ApplicationAvailability availability) {
+    return new Warmup(endpoint, config, WarmupSettings.from(config), availability);
   }
 
   /** Starts the cluster connection's informers and publisher with the server, stops them last. */
@@ -123,8 +136,8 @@ public class WebhookApplication {
    */
   @Bean
   HttpHandler httpHandler(
-      AdmissionService service, ApplicationAvailability availability, ViewHealth health) {
-    return new AdmissionHttpHandler(service, new HealthProbes(availability, health));
+      AdmissionEndpoint endpoint, ApplicationAvailability availability, ViewHealth health) {
+    return new AdmissionHttpHandler(endpoint, new HealthProbes(availability, health));
   }
 
   /**

@@ -1,10 +1,10 @@
 package io.meshinjector.webhook.cluster;
 
-import static io.meshinjector.webhook.cluster.ClusterFixtures.RHEL;
-import static io.meshinjector.webhook.cluster.ClusterFixtures.await;
-import static io.meshinjector.webhook.cluster.ClusterFixtures.enabledNamespace;
-import static io.meshinjector.webhook.cluster.ClusterFixtures.node;
-import static io.meshinjector.webhook.cluster.ClusterFixtures.podOn;
+import static io.meshinjector.webhook.support.ClusterFixtures.RHEL;
+import static io.meshinjector.webhook.support.ClusterFixtures.await;
+import static io.meshinjector.webhook.support.ClusterFixtures.enabledNamespace;
+import static io.meshinjector.webhook.support.ClusterFixtures.node;
+import static io.meshinjector.webhook.support.ClusterFixtures.podOn;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;

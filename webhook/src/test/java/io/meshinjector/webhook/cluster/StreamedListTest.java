@@ -11,6 +11,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.impl.ListerWatcher;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.meshinjector.webhook.cli.cluster.ClusterReadException;
+import io.meshinjector.webhook.cli.cluster.ClusterSnapshot;
 import java.io.IOException;
 import java.io.PipedInputStream;
 import java.io.PipedOutputStream;

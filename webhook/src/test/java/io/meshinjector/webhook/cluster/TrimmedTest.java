@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.meshinjector.engine.cluster.NodeFacts;
+import io.meshinjector.webhook.support.ClusterFixtures;
 import org.junit.jupiter.api.Test;
 
 /** What survives trimming, and when a CNI pod makes its node ready. */

@@ -9,15 +9,15 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.fuzz.Fuzz;
 import io.meshinjector.fuzz.JsonMutations;
+import io.meshinjector.webhook.admission.AdmissionReply;
 import io.meshinjector.webhook.cluster.ClusterFiles;
-import io.meshinjector.webhook.http.AdmissionReply;
-import io.meshinjector.webhook.http.AdmissionService;
 import io.meshinjector.webhook.manifest.ManifestException;
 import io.meshinjector.webhook.manifest.Manifests;
+import io.meshinjector.webhook.server.AdmissionEndpoint;
+import io.meshinjector.webhook.server.RequestBody;
 import io.meshinjector.webhook.support.ExampleService;
 import io.meshinjector.webhook.support.Parsson;
 import io.meshinjector.webhook.support.Reviews;
-import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,7 +34,7 @@ class AdmissionFuzzTest {
 
   @Test
   void admissionReviewsGetAnAnswerNeverA500() throws Exception {
-    AdmissionService service = ExampleService.withMaxRequestBytes(1 << 20);
+    AdmissionEndpoint service = ExampleService.withMaxRequestBytes(1 << 20);
     JsonNode example = Reviews.exampleJson("admission-review.json");
     List<byte[]> seeds =
         List.of(
@@ -47,10 +47,9 @@ class AdmissionFuzzTest {
         .structural(new JsonMutations(JSON, JSON))
         .run(
             in -> {
-              AdmissionReply reply =
-                  service.handle("application/json", in.length, new ByteArrayInputStream(in));
+              AdmissionReply reply = service.answer("application/json", RequestBody.of(in));
               assertThat(reply.httpStatus()).as("status").isIn(200, 400, 413, 415, 422);
-              assertThat(service.codec().write(reply)).isNotEmpty();
+              assertThat(service.encode(reply).length()).isPositive();
               if (reply instanceof AdmissionReply.Patched patched) {
                 // made against the object as received, the patch applies to it, whatever its
                 // shape, and gives a Pod

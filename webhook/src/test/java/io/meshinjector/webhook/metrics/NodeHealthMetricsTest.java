@@ -12,7 +12,7 @@ import io.meshinjector.engine.capability.Verdict;
 import io.meshinjector.engine.cluster.InMemoryClusterView;
 import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.engine.config.MeshConfig;
-import io.meshinjector.webhook.tls.MutableClock;
+import io.meshinjector.webhook.support.MutableClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;

@@ -6,16 +6,16 @@ import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.webhook.MeshInjector;
+import io.meshinjector.webhook.admission.AdmissionCodec;
+import io.meshinjector.webhook.admission.PodAdmission;
 import io.meshinjector.webhook.cli.ServeCommand;
 import io.meshinjector.webhook.cluster.ClusterFiles;
-import io.meshinjector.webhook.http.AdmissionCodec;
-import io.meshinjector.webhook.http.AdmissionService;
-import io.meshinjector.webhook.http.PodLimits;
+import io.meshinjector.webhook.settings.PodLimits;
+import io.meshinjector.webhook.settings.WarmupSettings;
 import io.meshinjector.webhook.support.Captured;
 import io.meshinjector.webhook.support.ExampleService;
 import io.meshinjector.webhook.support.Reviews;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -42,7 +42,7 @@ class WarmupTest {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     ClusterView view =
         ClusterFiles.load(CONFIG.engine().capabilities(), List.of(Reviews.example("cluster.yaml")));
-    AdmissionService service =
+    AdmissionEndpoint service =
         ExampleService.of(
             new AdmissionCodec(100, 1 << 20),
             () -> view,
@@ -55,7 +55,7 @@ class WarmupTest {
             CONFIG,
             new WarmupSettings(25, Duration.ofSeconds(30)),
             new org.springframework.boot.availability.ApplicationAvailabilityBean());
-    try (Captured log = Captured.on(AdmissionService.class)) {
+    try (Captured log = Captured.on(PodAdmission.class)) {
       assertThat(warmup.admissions()).isEqualTo(25);
       assertThat(log.lines()).isEmpty();
       assertThat(registry.find("mesh_injector_admission").timers()).isEmpty();
@@ -66,7 +66,7 @@ class WarmupTest {
       try (InputStream in = Warmup.class.getResourceAsStream("aot-training-review.json")) {
         review = in.readAllBytes();
       }
-      service.handle("application/json", review.length, new ByteArrayInputStream(review));
+      service.answer("application/json", RequestBody.of(review));
       assertThat(log.lines()).isNotEmpty();
       assertThat(registry.find("mesh_injector_admission").timer().count()).isEqualTo(1);
     }
@@ -74,7 +74,7 @@ class WarmupTest {
 
   @Test
   void aTimeLimitStopsIt() {
-    AdmissionService service = ExampleService.withMaxRequestBytes(3 << 20);
+    AdmissionEndpoint service = ExampleService.withMaxRequestBytes(3 << 20);
     Warmup warmup =
         new Warmup(
             service,

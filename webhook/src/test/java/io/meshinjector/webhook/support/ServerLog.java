@@ -4,8 +4,9 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.AppenderBase;
-import io.meshinjector.webhook.http.AdmissionService;
+import io.meshinjector.webhook.admission.PodAdmission;
 import io.meshinjector.webhook.logging.RequestContext;
+import io.meshinjector.webhook.server.AdmissionEndpoint;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -60,7 +61,7 @@ public final class ServerLog extends AppenderBase<ILoggingEvent> {
     stop();
   }
 
-  /** How many times the admission service answered this request UID. */
+  /** How many times the admission core or its endpoint answered this request UID. */
   public int answered(String uid) {
     return answered.getOrDefault(uid, 0);
   }
@@ -72,7 +73,8 @@ public final class ServerLog extends AppenderBase<ILoggingEvent> {
   @Override
   protected void append(ILoggingEvent event) {
     String logger = event.getLoggerName();
-    if (logger.equals(AdmissionService.class.getName())) {
+    if (logger.equals(PodAdmission.class.getName())
+        || logger.equals(AdmissionEndpoint.class.getName())) {
       String uid = event.getMDCPropertyMap().get(RequestContext.UID);
       // one line per answered request; "-" is a request whose UID was never read
       if (uid != null && !uid.equals("-")) {

@@ -2,7 +2,7 @@ package io.meshinjector.webhook.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.meshinjector.webhook.http.AdmissionService;
+import io.meshinjector.webhook.admission.PodAdmission;
 import io.meshinjector.webhook.logging.RequestContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -43,7 +43,7 @@ class ServerLogTest {
 
   @Test
   void countsTheLinesOfEachAnsweredUid() {
-    var service = LoggerFactory.getLogger(AdmissionService.class);
+    var service = LoggerFactory.getLogger(PodAdmission.class);
     try (RequestContext ctx = RequestContext.open().uid("u-1")) {
       service.info("injected: init/nft");
     }

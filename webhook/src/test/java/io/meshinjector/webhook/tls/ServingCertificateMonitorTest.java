@@ -8,6 +8,8 @@ import io.meshinjector.certs.KeyType;
 import io.meshinjector.certs.KeyedCertificate;
 import io.meshinjector.certs.Pem;
 import io.meshinjector.certs.SubjectNames;
+import io.meshinjector.webhook.support.MutableClock;
+import io.meshinjector.webhook.support.TlsFixtures;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,0 +1,217 @@
+package io.meshinjector.webhook.admission;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.meshinjector.engine.cluster.ClusterView;
+import io.meshinjector.engine.decision.Decision;
+import io.meshinjector.engine.decision.Outcome;
+import io.meshinjector.webhook.logging.RequestContext;
+import io.meshinjector.webhook.metrics.AdmissionMetrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.helpers.NOPLogger;
+
+/**
+ * The admission of one decoded request: validate, bind, decide, patch, and the reply. It knows
+ * nothing of HTTP; the server calls {@link #admit} once it has decoded a body, and the CLI calls
+ * {@link #bind} and {@link #decide} for each pod template of a manifest, so both run the same
+ * checks, the same binding and the same decision path.
+ *
+ * <p>{@link #admit} never throws: whatever goes wrong becomes an {@link AdmissionReply}, so one bad
+ * request cannot take the server's thread or the server down.
+ */
+public final class PodAdmission {
+  private static final Logger LOG = LoggerFactory.getLogger(PodAdmission.class);
+
+  private final AdmissionCodec codec;
+  private final PodValidation validation;
+  private final InjectionPipeline pipeline;
+  private final Supplier<ClusterView> view;
+  private final AdmissionMetrics metrics;
+  private final Staleness staleness;
+  private final Logger log;
+
+  public PodAdmission(
+      AdmissionCodec codec,
+      PodValidation validation,
+      InjectionPipeline pipeline,
+      Supplier<ClusterView> view,
+      AdmissionMetrics metrics,
+      Staleness staleness) {
+    this(codec, validation, pipeline, view, metrics, staleness, LOG);
+  }
+
+  private PodAdmission(
+      AdmissionCodec codec,
+      PodValidation validation,
+      InjectionPipeline pipeline,
+      Supplier<ClusterView> view,
+      AdmissionMetrics metrics,
+      Staleness staleness,
+      Logger log) {
+    this.codec = Objects.requireNonNull(codec, "codec");
+    this.validation = Objects.requireNonNull(validation, "validation");
+    this.pipeline = Objects.requireNonNull(pipeline, "pipeline");
+    this.view = Objects.requireNonNull(view, "view");
+    this.metrics = Objects.requireNonNull(metrics, "metrics");
+    this.staleness = Objects.requireNonNull(staleness, "staleness");
+    this.log = log;
+  }
+
+  /**
+   * For the CLI: the same checks and decision path over a fixed {@code view}, recording and logging
+   * nothing.
+   */
+  public static PodAdmission offline(
+      AdmissionCodec codec,
+      PodValidation validation,
+      InjectionPipeline pipeline,
+      ClusterView view) {
+    return new PodAdmission(
+        codec,
+        validation,
+        pipeline,
+        () -> view,
+        new AdmissionMetrics(new SimpleMeterRegistry()),
+        Staleness.never(),
+        NOPLogger.NOP_LOGGER);
+  }
+
+  /**
+   * The same admission over {@code view}, counted in {@code metrics} instead of this one's and
+   * logging nothing: admissions that are no one's requests, such as the warm-up before readiness,
+   * stay out of what an operator reads.
+   */
+  public PodAdmission unrecorded(Supplier<ClusterView> view, AdmissionMetrics metrics) {
+    return new PodAdmission(
+        codec, validation, pipeline, view, metrics, Staleness.never(), NOPLogger.NOP_LOGGER);
+  }
+
+  /** The reply to {@code request}; never throws. */
+  public AdmissionReply admit(AdmissionRequest request) {
+    try (RequestContext ctx = RequestContext.open()) {
+      ctx.uid(request.uid()).namespace(request.namespace()).pod(request.name());
+      try {
+        return admit(ctx, request);
+      } catch (BadRequest e) {
+        metrics.error("bad-request");
+        return AdmissionReply.badRequest(e.getMessage());
+      } catch (InvalidPod e) {
+        metrics.error("bad-request");
+        return AdmissionReply.badRequest(Problems.invalidObject(e));
+      } catch (RuntimeException | Error e) {
+        if (e instanceof VirtualMachineError && !(e instanceof StackOverflowError)) {
+          throw (Error) e;
+        }
+        metrics.error("internal");
+        log.error("admission failed", e);
+        return AdmissionReply.errored(request.uid());
+      }
+    }
+  }
+
+  private AdmissionReply admit(RequestContext ctx, AdmissionRequest request) {
+    if (!request.isPodCreate()) {
+      log.debug(
+          "allowed without a look: {} {} {}", request.operation(), request.kind(), request.name());
+      return AdmissionReply.allowed(request);
+    }
+    if (request.object() == null || !request.object().isObject()) {
+      throw new BadRequest(Problems.NO_OBJECT);
+    }
+    String namespace = request.object().path("metadata").path("namespace").asText("");
+    // the API server leaves it out of the object when it comes from the request path
+    Pod pod = bind(request.object(), namespace.isEmpty() ? request.namespace() : namespace);
+    ObjectMeta meta = pod.getMetadata();
+    String podName = podName(meta, request);
+    ctx.namespace(meta.getNamespace()).pod(podName);
+
+    InjectionPipeline.Result result =
+        decide(workload(meta, podName), request.object(), pod, view.get());
+    Decision decision = result.decision();
+    metrics.decision(decision);
+    List<String> warnings = new ArrayList<>(decision.warnings());
+    staleness.warning().ifPresent(warnings::add);
+    Map<String, String> audit =
+        Map.of("decision", decision.summary(), "outcome", decision.outcomeCode());
+    if (decision.outcome() instanceof Outcome.Refuse refuse) {
+      log.info("refused ({}): {}", refuse.reason().code(), refuse.message());
+      return AdmissionReply.refused(
+          request, refuse.reason().code(), refuse.message(), warnings, audit);
+    }
+    if (decision.outcome() instanceof Outcome.Skip skip) {
+      if (!result.patch().isEmpty()) {
+        log.info(
+            "completed containers added after injection ({} patch operations)",
+            result.patch().size());
+        return AdmissionReply.patched(request, result.patch(), warnings, audit);
+      }
+      log.info("admitted without injection ({}): {}", skip.reason().code(), skip.message());
+      return AdmissionReply.allowed(request, warnings, audit);
+    }
+    log.info("injected: {} ({} patch operations)", decision.summary(), result.patch().size());
+    return AdmissionReply.patched(request, result.patch(), warnings, audit);
+  }
+
+  /**
+   * The pod of {@code object}, checked against the limits and the shapes the engine takes, typed,
+   * and in {@code namespace}.
+   *
+   * @throws InvalidPod naming what is wrong with it
+   * @throws BadRequest when {@code namespace} is empty
+   */
+  public Pod bind(JsonNode object, String namespace) {
+    // before the pod is bound or walked: an oversized one costs no more than this count
+    validation.check(object);
+    if (namespace == null || namespace.isEmpty()) {
+      throw new BadRequest(Problems.NO_NAMESPACE);
+    }
+    Pod pod = codec.pod(object);
+    if (pod.getMetadata() == null) {
+      pod.setMetadata(new ObjectMeta());
+    }
+    pod.getMetadata().setNamespace(namespace);
+    return pod;
+  }
+
+  /**
+   * The decision for {@code pod} and, when it is injected (or completed), its patch.
+   *
+   * @param object the pod's tree as received: the patch applies to it
+   */
+  public InjectionPipeline.Result decide(
+      String workload, JsonNode object, Pod pod, ClusterView view) {
+    return pipeline.run(workload, object, pod, view);
+  }
+
+  /** The name for logs: a ReplicaSet's pods have only a generateName at admission. */
+  private static String podName(ObjectMeta meta, AdmissionRequest request) {
+    if (meta.getName() != null && !meta.getName().isEmpty()) {
+      return meta.getName();
+    }
+    if (meta.getGenerateName() != null && !meta.getGenerateName().isEmpty()) {
+      return meta.getGenerateName() + "*";
+    }
+    return request.name().isEmpty() ? "-" : request.name();
+  }
+
+  /** {@code namespace/Kind/name} of the controller that made the pod, else of the pod itself. */
+  public static String workload(ObjectMeta meta, String podName) {
+    if (meta.getOwnerReferences() != null) {
+      for (OwnerReference owner : meta.getOwnerReferences()) {
+        if (Boolean.TRUE.equals(owner.getController())) {
+          return meta.getNamespace() + "/" + owner.getKind() + "/" + owner.getName();
+        }
+      }
+    }
+    return meta.getNamespace() + "/Pod/" + podName;
+  }
+}

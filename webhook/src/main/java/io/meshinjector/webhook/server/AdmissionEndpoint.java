@@ -1,0 +1,134 @@
+package io.meshinjector.webhook.server;
+
+import io.meshinjector.engine.cluster.ClusterView;
+import io.meshinjector.webhook.admission.AdmissionCodec;
+import io.meshinjector.webhook.admission.AdmissionReply;
+import io.meshinjector.webhook.admission.AdmissionRequest;
+import io.meshinjector.webhook.admission.BadRequest;
+import io.meshinjector.webhook.admission.PodAdmission;
+import io.meshinjector.webhook.admission.Problems;
+import io.meshinjector.webhook.logging.RequestContext;
+import io.meshinjector.webhook.metrics.AdmissionMetrics;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.helpers.NOPLogger;
+
+/**
+ * What {@code POST /mutate} does with a body once the server has read it: the content type, the
+ * size, the decode, the {@link PodAdmission}, and the encoded answer. Blocking-free and without
+ * Reactor, so {@link AdmissionHttpHandler} only moves bytes, and the warm-up and the tests run the
+ * same steps in-process. Never throws from {@link #answer}.
+ */
+public final class AdmissionEndpoint {
+  private static final Logger LOG = LoggerFactory.getLogger(AdmissionEndpoint.class);
+
+  private final AdmissionCodec codec;
+  private final PodAdmission admission;
+  private final AdmissionMetrics metrics;
+  private final int maxRequestBytes;
+  private final Logger log;
+
+  public AdmissionEndpoint(
+      AdmissionCodec codec, PodAdmission admission, AdmissionMetrics metrics, int maxRequestBytes) {
+    this(codec, admission, metrics, maxRequestBytes, LOG);
+  }
+
+  private AdmissionEndpoint(
+      AdmissionCodec codec,
+      PodAdmission admission,
+      AdmissionMetrics metrics,
+      int maxRequestBytes,
+      Logger log) {
+    this.log = log;
+    this.codec = Objects.requireNonNull(codec, "codec");
+    this.admission = Objects.requireNonNull(admission, "admission");
+    this.metrics = Objects.requireNonNull(metrics, "metrics");
+    this.maxRequestBytes = maxRequestBytes;
+  }
+
+  /**
+   * The same steps over {@code view}, counted in {@code metrics} and logging nothing: for
+   * admissions that are no one's requests, such as the warm-up's.
+   */
+  public AdmissionEndpoint unrecorded(Supplier<ClusterView> view, AdmissionMetrics metrics) {
+    return new AdmissionEndpoint(
+        codec, admission.unrecorded(view, metrics), metrics, maxRequestBytes, NOPLogger.NOP_LOGGER);
+  }
+
+  /** The largest body accepted; the server reads no more than one byte past it. */
+  public int maxRequestBytes() {
+    return maxRequestBytes;
+  }
+
+  /** The answer to a body the server has read (or failed to). */
+  public AdmissionReply answer(String contentType, RequestBody body) {
+    long start = System.nanoTime();
+    AdmissionReply reply;
+    try (RequestContext ctx = RequestContext.open()) {
+      reply = reply(contentType, body);
+      metrics.latency(result(reply), Duration.ofNanos(System.nanoTime() - start));
+      if (reply instanceof AdmissionReply.Failed f) {
+        log.info("answered {}: {}", f.httpStatus(), f.message());
+      }
+    }
+    return reply;
+  }
+
+  /**
+   * The HTTP body of {@code reply} in this thread's buffer, valid until the thread encodes again.
+   */
+  public AdmissionCodec.Encoded encode(AdmissionReply reply) {
+    return codec.encode(reply);
+  }
+
+  private AdmissionReply reply(String contentType, RequestBody body) {
+    if (!isJson(contentType)) {
+      metrics.error("unsupported-media-type");
+      return AdmissionReply.unsupportedMediaType(contentType == null ? "" : contentType);
+    }
+    if (body instanceof RequestBody.Unreadable unreadable) {
+      // the server's wording is for the log; the caller learns only that the read failed
+      log.info("cannot read a request body: {}", unreadable.reason());
+      metrics.error("bad-request");
+      return AdmissionReply.badRequest(Problems.UNREADABLE_BODY);
+    }
+    if (!(body instanceof RequestBody.Read read) || read.bytes().length > maxRequestBytes) {
+      metrics.error("too-large");
+      return AdmissionReply.tooLarge(maxRequestBytes);
+    }
+    AdmissionRequest request;
+    try {
+      request = codec.read(read.bytes());
+    } catch (BadRequest e) {
+      metrics.error("bad-request");
+      return AdmissionReply.badRequest(e.getMessage());
+    } catch (RuntimeException e) {
+      metrics.error("internal");
+      log.error("cannot decode a request body", e);
+      return AdmissionReply.errored(null);
+    }
+    return admission.admit(request);
+  }
+
+  private static boolean isJson(String contentType) {
+    if (contentType == null) {
+      return false;
+    }
+    String mediaType = contentType.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
+    return mediaType.equals("application/json");
+  }
+
+  private static String result(AdmissionReply reply) {
+    if (reply instanceof AdmissionReply.Failed) {
+      return "failed";
+    }
+    if (reply instanceof AdmissionReply.Refused) {
+      return "refused";
+    }
+    return reply instanceof AdmissionReply.Patched ? "patched" : "allowed";
+  }
+}

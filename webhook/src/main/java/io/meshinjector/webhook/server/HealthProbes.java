@@ -1,0 +1,45 @@
+package io.meshinjector.webhook.server;
+
+import io.meshinjector.webhook.cluster.ViewHealth;
+import java.util.Objects;
+import org.springframework.boot.availability.ApplicationAvailability;
+import org.springframework.boot.availability.LivenessState;
+import org.springframework.boot.availability.ReadinessState;
+
+/**
+ * What {@code /healthz} and {@code /readyz} answer. They are served on the HTTPS port, so the
+ * kubelet's probes go through the same TLS stack as the API server's requests.
+ */
+public final class HealthProbes {
+  /** A probe's answer: 200 when ok, else 503, with a line of text saying why. */
+  public record Result(boolean ok, String text) {}
+
+  private static final Result OK = new Result(true, "ok\n");
+  private static final Result NOT_OK = new Result(false, "not ready\n");
+  private static final Result NOT_SYNCED =
+      new Result(false, "not ready: the cluster view has not synced yet\n");
+
+  private final ApplicationAvailability availability;
+  private final ViewHealth view;
+
+  public HealthProbes(ApplicationAvailability availability, ViewHealth view) {
+    this.availability = Objects.requireNonNull(availability, "availability");
+    this.view = Objects.requireNonNull(view, "view");
+  }
+
+  public Result liveness() {
+    return availability.getLivenessState() == LivenessState.CORRECT ? OK : NOT_OK;
+  }
+
+  /**
+   * Ready once the application accepts traffic and the cluster view has synced once: before that,
+   * every namespace would look unannotated and every node unknown. A view that later falls behind
+   * keeps the replica ready; deciding from the last known state beats refusing every pod.
+   */
+  public Result readiness() {
+    if (!view.synced()) {
+      return NOT_SYNCED;
+    }
+    return availability.getReadinessState() == ReadinessState.ACCEPTING_TRAFFIC ? OK : NOT_OK;
+  }
+}

@@ -1,0 +1,199 @@
+package io.meshinjector.webhook.server;
+
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.meshinjector.engine.cluster.ClusterView;
+import io.meshinjector.engine.cluster.InMemoryClusterView;
+import io.meshinjector.engine.config.MeshConfig;
+import io.meshinjector.webhook.cluster.ClusterClients;
+import io.meshinjector.webhook.cluster.ClusterConnection;
+import io.meshinjector.webhook.cluster.ClusterInformers;
+import io.meshinjector.webhook.cluster.LiveNamespaces;
+import io.meshinjector.webhook.cluster.ViewHealth;
+import io.meshinjector.webhook.controllers.InjectionLabels;
+import io.meshinjector.webhook.controllers.LabelPublisher;
+import io.meshinjector.webhook.controllers.LeaderElection;
+import io.meshinjector.webhook.settings.ClusterSettings;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code serve} connected to a cluster: the informer-fed view, live reads of namespaces the cache
+ * does not hold yet, and one replica, elected on a Lease in the pod's namespace, writing labels:
+ * the namespaces' injection label, and the nodes' capability labels when {@code
+ * policy.publishLabels} is on.
+ */
+public final class LiveCluster implements ClusterConnection {
+  private static final Logger LOG = LoggerFactory.getLogger(LiveCluster.class);
+
+  private final KubernetesClient client;
+  private final KubernetesClient namespaceReader;
+  private final String description;
+  private final MeshConfig config;
+  private final ClusterSettings settings;
+  private final String leaseNamespace;
+  private final LeaderElection.Timing timing;
+  private final InMemoryClusterView cache;
+  private final ClusterInformers informers;
+  private final LiveNamespaces view;
+  private LabelPublisher publisher;
+  private InjectionLabels injectionLabels;
+  private LeaderElection election;
+
+  /**
+   * @param client the cluster's client; closed with this
+   * @param description where the client's configuration came from, for the log
+   * @param leaseNamespace the pod's namespace, where the publisher's Lease is
+   */
+  public LiveCluster(
+      KubernetesClient client,
+      String description,
+      MeshConfig config,
+      ClusterSettings settings,
+      String leaseNamespace,
+      LeaderElection.Timing timing) {
+    this.client = Objects.requireNonNull(client, "client");
+    this.description = Objects.requireNonNull(description, "description");
+    this.config = Objects.requireNonNull(config, "config");
+    this.settings = Objects.requireNonNull(settings, "settings");
+    this.leaseNamespace = Objects.requireNonNull(leaseNamespace, "leaseNamespace");
+    this.timing = Objects.requireNonNull(timing, "timing");
+    this.cache = new InMemoryClusterView(config.engine().capabilities(), LOG::warn);
+    this.informers =
+        new ClusterInformers(
+            client, cache, config.engine().capabilities().cniDaemonSet(), Clock.systemUTC());
+    this.namespaceReader = shortLived(client.getConfiguration(), settings);
+    this.view = new LiveNamespaces(cache, namespaceReader);
+  }
+
+  /** A client for the admission path: one try, no longer than the configured timeout. */
+  private static KubernetesClient shortLived(Config base, ClusterSettings settings) {
+    int millis = (int) Math.max(1, settings.namespaceReadTimeout().toMillis());
+    return ClusterClients.builder()
+        .withConfig(
+            new ConfigBuilder(base)
+                .withRequestTimeout(millis)
+                .withConnectionTimeout(millis)
+                .withRequestRetryBackoffLimit(0)
+                .build())
+        .build();
+  }
+
+  @Override
+  public ClusterView view() {
+    return view;
+  }
+
+  @Override
+  public Map<String, Instant> probeReportTimes() {
+    return cache.probeReportTimes();
+  }
+
+  @Override
+  public ViewHealth health() {
+    return informers;
+  }
+
+  public ClusterInformers informers() {
+    return informers;
+  }
+
+  /** The publisher, or null when publishing is off or not started. */
+  public LabelPublisher publisher() {
+    return publisher;
+  }
+
+  public LeaderElection election() {
+    return election;
+  }
+
+  @Override
+  public String describe() {
+    return "the cluster at "
+        + client.getConfiguration().getMasterUrl()
+        + " ("
+        + description
+        + "), through informers";
+  }
+
+  @Override
+  public synchronized void start(MeterRegistry registry) {
+    informers.start();
+    injectionLabels =
+        new InjectionLabels(
+            client,
+            informers,
+            config.engine().injection().excludedNamespaces(),
+            settings.labelResyncPeriod());
+    if (config.engine().policy().publishLabels()) {
+      publisher =
+          new LabelPublisher(
+              client,
+              cache,
+              informers,
+              settings.labelPatchesPerSecond(),
+              settings.labelResyncPeriod(),
+              Clock.systemUTC(),
+              registry);
+    } else {
+      LOG.info(
+          "labels: policy.publishLabels is off: no capability label is written, and"
+              + " policy.mixedNodes constrain acts as reject");
+    }
+    // one leader writes every label: the namespaces' injection label always, the nodes'
+    // capability labels when publishing is on
+    election =
+        new LeaderElection(
+            "labels",
+            client,
+            leaseNamespace,
+            settings.labelLeaseName(),
+            LeaderElection.podIdentity(),
+            timing,
+            this::startLeading,
+            this::stopLeading);
+    election.start();
+    LOG.info(
+        "labels: standing for lease {}/{} as {}",
+        leaseNamespace,
+        settings.labelLeaseName(),
+        election.identity());
+  }
+
+  private void startLeading() {
+    injectionLabels.startLeading();
+    if (publisher != null) {
+      publisher.startLeading();
+    }
+  }
+
+  private void stopLeading() {
+    if (publisher != null) {
+      publisher.stopLeading();
+    }
+    injectionLabels.stopLeading();
+  }
+
+  @Override
+  public synchronized void close() {
+    // the writer stops before the lease is handed over
+    if (publisher != null) {
+      publisher.close();
+    }
+    if (injectionLabels != null) {
+      injectionLabels.close();
+    }
+    if (election != null) {
+      election.close();
+    }
+    informers.close();
+    namespaceReader.close();
+    client.close();
+  }
+}

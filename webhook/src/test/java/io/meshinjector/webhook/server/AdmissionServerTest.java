@@ -1,0 +1,747 @@
+package io.meshinjector.webhook.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.meshinjector.engine.RuleEngine;
+import io.meshinjector.engine.cluster.ClusterView;
+import io.meshinjector.engine.config.MeshConfig;
+import io.meshinjector.engine.decision.Decision;
+import io.meshinjector.webhook.MeshInjector;
+import io.meshinjector.webhook.admission.InjectionPipeline;
+import io.meshinjector.webhook.admission.Mutators;
+import io.meshinjector.webhook.admission.PodAdmission;
+import io.meshinjector.webhook.admission.PodMutator;
+import io.meshinjector.webhook.cli.ServeCommand;
+import io.meshinjector.webhook.support.Captured;
+import io.meshinjector.webhook.support.Reviews;
+import io.meshinjector.webhook.support.ServerLog;
+import io.meshinjector.webhook.support.Tls;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonPatch;
+import java.io.StringReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.SpringApplicationHook;
+import org.springframework.boot.SpringApplicationRunListener;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Primary;
+
+/**
+ * The served application over real TLS on a random port, started the way {@code serve} starts it,
+ * posting AdmissionReviews as the API server does and applying the patches with an independent JSON
+ * Patch implementation (Parsson). One test configuration is added to the application: {@link
+ * FailingPipeline}, the only way to make a real server fail on demand.
+ */
+class AdmissionServerTest {
+  private static final int MAX_BODY = 256 * 1024;
+  private static final int MAX_STRING = 64 * 1024;
+
+  @TempDir static Path tmp;
+
+  static ConfigurableApplicationContext context;
+  static ServerLog serverLog;
+  static HttpClient client;
+  static URI mutate;
+  static URI base;
+  static URI metrics;
+
+  @BeforeAll
+  static void serve() throws Exception {
+    ServerLog.logHttp2ConnectionErrors();
+    // empty: serve writes a self-signed set there, as in the README
+    Path tls = tmp.resolve("tls");
+    Path config = tmp.resolve("config.yaml");
+    Files.writeString(
+        config,
+        "webhook:\n"
+            + "  maxRequestBytes: "
+            + MAX_BODY
+            + "\n"
+            + "  maxStringLength: "
+            + MAX_STRING
+            + "\n"
+            + "  maxNestingDepth: 40\n");
+    var cli = MeshInjector.commandLine();
+    // serve as it is, plus one configuration: a pipeline that fails on a marked pod
+    SpringApplicationHook addFailingPipeline =
+        app -> {
+          app.addPrimarySources(List.of(FailingPipeline.class));
+          return new SpringApplicationRunListener() {};
+        };
+    int code =
+        SpringApplication.withHook(
+            addFailingPipeline,
+            () ->
+                cli.execute(
+                    "serve",
+                    "--port=0",
+                    "--metrics-port=0",
+                    "--tls-dir=" + tls,
+                    "--config=" + config,
+                    "--cluster=" + Reviews.example("cluster.yaml"),
+                    "--cluster=" + Reviews.testCluster("inject-spellings.yaml")));
+    assertThat(code).isZero();
+    context = ((ServeCommand) cli.getSubcommands().get("serve").getCommand()).context();
+    assertThat(context.getBeansOfType(InjectionPipeline.class)).hasSize(2);
+    ServerPorts ports = context.getBean(ServerPorts.class);
+    base = URI.create("https://localhost:" + ports.https());
+    mutate = base.resolve("/mutate");
+    metrics = URI.create("http://localhost:" + ports.management() + "/metrics");
+    client = Tls.client(tls.resolve("ca.crt"));
+    // after start-up: Spring's logging set-up would drop an appender attached before it
+    serverLog = ServerLog.attach();
+  }
+
+  /** The label that makes {@link FailingPipeline} fail. */
+  static final String FAIL = "test.mesh-injector.io/fail";
+
+  /**
+   * Takes the place of the served pipeline: the same decisions and rendering, except that a pod
+   * labelled {@link #FAIL} fails in rendering, as a bug in a template would.
+   */
+  @Configuration(proxyBeanMethods = false)
+  static class FailingPipeline {
+    @Bean
+    @Primary
+    InjectionPipeline failingPipeline(MeshConfig config) {
+      PodMutator real = Mutators.forConfig(config);
+      PodMutator failing =
+          (received, pod, decision) -> {
+            if (pod.getMetadata().getLabels() != null
+                && pod.getMetadata().getLabels().containsKey(FAIL)) {
+              throw new IllegalStateException("secret internal detail");
+            }
+            return real.inject(received, pod, decision);
+          };
+      return new InjectionPipeline(new RuleEngine(config.engine(), Clock.systemUTC()), failing);
+    }
+  }
+
+  @AfterAll
+  static void stop() {
+    System.out.println("GOAWAY-RESENDS AdmissionServerTest: " + RESENDS.get());
+    ServerLog.stopLoggingHttp2ConnectionErrors();
+    if (serverLog != null) {
+      serverLog.detach();
+    }
+    if (context != null) {
+      context.close();
+    }
+    if (serverLog != null) {
+      // a GOAWAY for an error on the server's side would end every request on the connection
+      assertThat(serverLog.connectionErrors())
+          .as("the server's HTTP/2 connection errors")
+          .isEmpty();
+    }
+  }
+
+  static HttpResponse<String> post(String contentType, byte[] body) throws Exception {
+    return Tls.send(
+        client,
+        HttpRequest.newBuilder(mutate)
+            .header("Content-Type", contentType)
+            .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+            .build(),
+        HttpResponse.BodyHandlers.ofString(),
+        AdmissionServerTest::countResend);
+  }
+
+  /** Requests sent again after a GOAWAY (see {@link Tls#send}); reported, never hidden. */
+  private static final AtomicInteger RESENDS = new AtomicInteger();
+
+  private static void countResend() {
+    System.out.println("GOAWAY-RESEND AdmissionServerTest: sent a request once more");
+    RESENDS.incrementAndGet();
+  }
+
+  static HttpResponse<String> post(JsonNode review) throws Exception {
+    return post("application/json", Reviews.JSON.writeValueAsBytes(review));
+  }
+
+  static JsonNode json(HttpResponse<String> r) throws Exception {
+    return Reviews.JSON.readTree(r.body());
+  }
+
+  /** Applies the response's patch to the request's pod with Parsson. */
+  static JsonObject patchedPod(JsonNode review, JsonNode response) {
+    String patch =
+        new String(
+            Base64.getDecoder().decode(response.path("patch").asText()), StandardCharsets.UTF_8);
+    JsonPatch p = Json.createPatch(Json.createReader(new StringReader(patch)).readArray());
+    JsonObject pod =
+        Json.createReader(new StringReader(review.path("request").path("object").toString()))
+            .readObject();
+    return p.apply(pod);
+  }
+
+  /** The check after every bad input: the server still injects a valid request. */
+  static void validRequestStillSucceeds() throws Exception {
+    ObjectNode review = Reviews.podCreate("admission.k8s.io/v1", "shop", Reviews.examplePod());
+    HttpResponse<String> r = post(review);
+    assertThat(r.statusCode()).isEqualTo(200);
+    JsonNode response = json(r).path("response");
+    assertThat(response.path("allowed").asBoolean()).isTrue();
+    assertThat(response.path("patchType").asText()).isEqualTo("JSONPatch");
+    assertThat(patchedPod(review, response).getJsonObject("metadata").getJsonObject("annotations"))
+        .containsKey("mesh-injector.io/decision");
+  }
+
+  /**
+   * The AOT training's cluster part: the Kubernetes client, over its own TLS trusting only the
+   * serve's CA, reads the running server, and the bundled Node and Namespace lists decode.
+   */
+  @Test
+  void theAotTrainingsClusterClientReachesTheServerOverTls() throws Exception {
+    assertThat(
+            io.meshinjector.webhook.server.AotTraining.clusterClient(
+                base, tmp.resolve("tls/ca.crt")))
+        .isEqualTo(200);
+  }
+
+  @Test
+  void injectsTheExamplePodAndThePatchAppliesWithParsson() throws Exception {
+    JsonNode review = Reviews.exampleJson("admission-review.json");
+    HttpResponse<String> r = post(review);
+
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.headers().firstValue("Content-Type"))
+        .hasValueSatisfying(ct -> assertThat(ct).startsWith("application/json"));
+    JsonNode body = json(r);
+    assertThat(body.path("apiVersion").asText()).isEqualTo("admission.k8s.io/v1");
+    assertThat(body.path("kind").asText()).isEqualTo("AdmissionReview");
+    JsonNode response = body.path("response");
+    assertThat(response.path("uid").asText())
+        .isEqualTo(review.path("request").path("uid").asText());
+    assertThat(response.path("allowed").asBoolean()).isTrue();
+    assertThat(response.path("auditAnnotations").path("decision").asText())
+        .isEqualTo("init/nft native-sidecar await");
+    assertThat(response.path("auditAnnotations").path("outcome").asText()).isEqualTo("injected");
+
+    JsonObject pod = patchedPod(review, response);
+    assertThat(
+            pod.getJsonObject("metadata")
+                .getJsonObject("annotations")
+                .getString("mesh-injector.io/decision"))
+        .isEqualTo("init/nft native-sidecar await");
+    // init/nft as a native sidecar: the iptables init container in nft mode, then the proxy
+    // with restartPolicy Always, and the app container as it was
+    var inits = pod.getJsonObject("spec").getJsonArray("initContainers");
+    assertThat(inits).hasSize(2);
+    assertThat(inits.getJsonObject(0).getString("name")).isEqualTo("linkerd-init");
+    assertThat(inits.getJsonObject(0).getJsonArray("args").toString()).contains("\"iptables-nft\"");
+    assertThat(inits.getJsonObject(1).getString("name")).isEqualTo("linkerd-proxy");
+    assertThat(inits.getJsonObject(1).getString("restartPolicy")).isEqualTo("Always");
+    assertThat(inits.getJsonObject(1).getJsonObject("lifecycle").getJsonObject("postStart"))
+        .isNotNull();
+    var containers = pod.getJsonObject("spec").getJsonArray("containers");
+    assertThat(containers).hasSize(1);
+    assertThat(Reviews.JSON.readTree(containers.getJsonObject(0).toString()))
+        .isEqualTo(review.path("request").path("object").path("spec").path("containers").get(0));
+  }
+
+  /**
+   * The opt-in annotation under both spellings, through the served endpoint: shop carries the
+   * documented {@code inject: enabled}, alias {@code mesh-injector.io/inject: enabled}, and mixed
+   * both, disagreeing.
+   */
+  @ParameterizedTest(name = "namespace {0}")
+  @MethodSource("injectSpellings")
+  void readsBothSpellingsOfTheInjectAnnotation(String namespace, boolean injected)
+      throws Exception {
+    ObjectNode review = Reviews.podCreate("admission.k8s.io/v1", namespace, Reviews.examplePod());
+    HttpResponse<String> r = post(review);
+
+    assertThat(r.statusCode()).isEqualTo(200);
+    JsonNode response = json(r).path("response");
+    assertThat(response.path("allowed").asBoolean()).isTrue();
+    if (injected) {
+      assertThat(response.path("auditAnnotations").path("outcome").asText()).isEqualTo("injected");
+      assertThat(
+              patchedPod(review, response)
+                  .getJsonObject("metadata")
+                  .getJsonObject("annotations")
+                  .getString("mesh-injector.io/decision"))
+          .isEqualTo("init/nft native-sidecar await");
+      assertThat(response.has("warnings")).isFalse();
+    } else {
+      assertThat(response.has("patch")).isFalse();
+      assertThat(response.path("auditAnnotations").path("outcome").asText())
+          .isEqualTo("injection-disabled");
+      List<String> warnings = new ArrayList<>();
+      response.path("warnings").forEach(w -> warnings.add(w.asText()));
+      assertThat(warnings)
+          .singleElement()
+          .asString()
+          .contains(
+              "namespace mixed carries both inject: enabled and mesh-injector.io/inject:"
+                  + " disabled",
+              "disabled wins");
+    }
+  }
+
+  static Stream<Arguments> injectSpellings() {
+    return Stream.of(
+        Arguments.of("shop", true), Arguments.of("alias", true), Arguments.of("mixed", false));
+  }
+
+  @Test
+  void answersV1beta1InV1beta1() throws Exception {
+    ObjectNode review = Reviews.podCreate("admission.k8s.io/v1beta1", "shop", Reviews.examplePod());
+    HttpResponse<String> r = post(review);
+
+    assertThat(r.statusCode()).isEqualTo(200);
+    JsonNode body = json(r);
+    assertThat(body.path("apiVersion").asText()).isEqualTo("admission.k8s.io/v1beta1");
+    assertThat(body.path("response").path("uid").asText())
+        .isEqualTo(review.path("request").path("uid").asText());
+    assertThat(body.path("response").path("patchType").asText()).isEqualTo("JSONPatch");
+  }
+
+  @Test
+  void takesTheNamespaceFromTheRequestWhenThePodHasNone() throws Exception {
+    ObjectNode pod = Reviews.examplePod();
+    assertThat(pod.path("metadata").has("namespace")).isFalse();
+    JsonNode response =
+        json(post(Reviews.podCreate("admission.k8s.io/v1", "shop", pod))).path("response");
+    assertThat(response.path("patch").isTextual()).isTrue();
+
+    // the same pod in a namespace that is not enabled is admitted untouched
+    JsonNode untouched =
+        json(post(Reviews.podCreate("admission.k8s.io/v1", "legacy-apps", pod))).path("response");
+    assertThat(untouched.path("allowed").asBoolean()).isTrue();
+    assertThat(untouched.has("patch")).isFalse();
+    assertThat(untouched.path("auditAnnotations").path("outcome").asText())
+        .isEqualTo("not-enabled");
+  }
+
+  @Test
+  void refusalIsAnAdmissionWith403AndTheReason() throws Exception {
+    ObjectNode pod = Reviews.examplePod();
+    ((ObjectNode) pod.path("metadata"))
+        .putObject("annotations")
+        .put("mesh-injector.io/redirect", "teleport");
+    HttpResponse<String> r = post(Reviews.podCreate("admission.k8s.io/v1", "shop", pod));
+
+    assertThat(r.statusCode()).isEqualTo(200);
+    JsonNode response = json(r).path("response");
+    assertThat(response.path("allowed").asBoolean()).isFalse();
+    assertThat(response.path("status").path("code").asInt()).isEqualTo(403);
+    assertThat(response.path("status").path("message").asText())
+        .contains("mesh-injector.io/redirect")
+        .contains("teleport");
+    assertThat(response.has("patch")).isFalse();
+    validRequestStillSucceeds();
+  }
+
+  @Test
+  void otherKindsAndOperationsAreAllowedWithoutAPatch() throws Exception {
+    ObjectNode deployment = Reviews.podCreate("admission.k8s.io/v1", "shop", Reviews.examplePod());
+    ObjectNode kind = (ObjectNode) deployment.path("request").path("kind");
+    kind.put("group", "apps");
+    kind.put("kind", "Deployment");
+    JsonNode response = json(post(deployment)).path("response");
+    assertThat(response.path("allowed").asBoolean()).isTrue();
+    assertThat(response.has("patch")).isFalse();
+
+    ObjectNode update = Reviews.podCreate("admission.k8s.io/v1", "shop", Reviews.examplePod());
+    ((ObjectNode) update.path("request")).put("operation", "UPDATE");
+    response = json(post(update)).path("response");
+    assertThat(response.path("allowed").asBoolean()).isTrue();
+    assertThat(response.has("patch")).isFalse();
+    assertThat(response.path("uid").asText())
+        .isEqualTo(update.path("request").path("uid").asText());
+    validRequestStillSucceeds();
+  }
+
+  @Test
+  void bodyOverTheLimitIs413() throws Exception {
+    ObjectNode review = Reviews.podCreate("admission.k8s.io/v1", "shop", Reviews.examplePod());
+    ((ObjectNode) review.path("request")).put("padding", "x".repeat(MAX_BODY));
+    HttpResponse<String> r = post(review);
+    assertThat(r.statusCode()).isEqualTo(413);
+    assertThat(json(r).path("message").asText()).contains(String.valueOf(MAX_BODY));
+    validRequestStillSucceeds();
+  }
+
+  @Test
+  void wrongContentTypeIs415() throws Exception {
+    byte[] body = Reviews.JSON.writeValueAsBytes(Reviews.exampleJson("admission-review.json"));
+    assertThat(post("text/plain", body).statusCode()).isEqualTo(415);
+    assertThat(post("application/x-www-form-urlencoded", body).statusCode()).isEqualTo(415);
+    assertThat(post("application/json; charset=utf-8", body).statusCode()).isEqualTo(200);
+    validRequestStillSucceeds();
+  }
+
+  @Test
+  void malformedJsonIs400WithAMessage() throws Exception {
+    HttpResponse<String> r =
+        post("application/json", "{\"apiVersion\": \"admission.k8s.io/v1\", \"kind\":".getBytes());
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(json(r).path("message").asText())
+        .startsWith("the body is not valid JSON: Unexpected end-of-input")
+        .containsPattern("\\(line 1, column \\d+\\)$");
+    namesNoInternals(r);
+    assertThat(r.body()).doesNotContain("at com.fasterxml", "at io.meshinjector");
+    validRequestStillSucceeds();
+
+    byte[] twice = (Reviews.exampleJson("admission-review.json") + " {}").getBytes();
+    r = post("application/json", twice);
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(json(r).path("message").asText())
+        .startsWith("the body is not valid JSON: more JSON follows the AdmissionReview");
+    namesNoInternals(r);
+    validRequestStillSucceeds();
+  }
+
+  @Test
+  void missingRequestOrUidIs400() throws Exception {
+    HttpResponse<String> r =
+        post(
+            "application/json",
+            "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\"}".getBytes());
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(json(r).path("message").asText()).contains("no request");
+    validRequestStillSucceeds();
+
+    ObjectNode noUid = Reviews.podCreate("admission.k8s.io/v1", "shop", Reviews.examplePod());
+    ((ObjectNode) noUid.path("request")).remove("uid");
+    r = post(noUid);
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(json(r).path("message").asText()).contains("no uid");
+    validRequestStillSucceeds();
+  }
+
+  @Test
+  void aPodThatIsNotAPodIs400() throws Exception {
+    ObjectNode review = Reviews.podCreate("admission.k8s.io/v1", "shop", Reviews.examplePod());
+    ((ObjectNode) review.path("request").path("object")).put("spec", "not an object");
+    HttpResponse<String> r = post(review);
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(json(r).path("message").asText())
+        .isEqualTo("request.object is not a valid Pod: spec must be an object");
+    validRequestStillSucceeds();
+
+    ObjectNode notAList = Reviews.podCreate("admission.k8s.io/v1", "shop", Reviews.examplePod());
+    ((ObjectNode) notAList.path("request").path("object").path("spec"))
+        .putObject("containers")
+        .put("name", "app");
+    r = post(notAList);
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(json(r).path("message").asText())
+        .isEqualTo("request.object is not a valid Pod: spec.containers must be a list");
+    validRequestStillSucceeds();
+
+    ObjectNode notANumber = Reviews.podCreate("admission.k8s.io/v1", "shop", Reviews.examplePod());
+    ((ObjectNode) notANumber.path("request").path("object").path("spec").path("containers").get(0))
+        .putArray("ports")
+        .addObject()
+        .put("containerPort", "http");
+    r = post(notANumber);
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(json(r).path("message").asText())
+        .isEqualTo(
+            "request.object is not a valid Pod: spec.containers[0].ports[0].containerPort must be"
+                + " an integer");
+    validRequestStillSucceeds();
+  }
+
+  /** Jackson's and fabric8's own words: class names, features, methods. */
+  static void namesNoInternals(HttpResponse<String> r) throws Exception {
+    assertThat(json(r).path("message").asText())
+        .doesNotContain("`", "java.", "fabric8", "jackson", "StreamReadConstraints", "Source");
+  }
+
+  /** Pods the engine cannot take: each is a 400 naming where, and the server carries on. */
+  static Stream<Arguments> podsTheEngineCannotTake() {
+    String required = "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution";
+    return Stream.of(
+        Arguments.of("{\"containers\": [null]}", "spec.containers[0] is null"),
+        Arguments.of("{\"initContainers\": [null]}", "spec.initContainers[0] is null"),
+        Arguments.of(
+            "{\"affinity\": {\"nodeAffinity\": {\"requiredDuringSchedulingIgnoredDuringExecution\":"
+                + " {\"nodeSelectorTerms\": [null]}}}}",
+            "spec." + required + ".nodeSelectorTerms[0] is null"),
+        Arguments.of(
+            "{\"affinity\": {\"nodeAffinity\": {\"requiredDuringSchedulingIgnoredDuringExecution\":"
+                + " {\"nodeSelectorTerms\": [{\"matchExpressions\": [null]}]}}}}",
+            "spec." + required + ".nodeSelectorTerms[0].matchExpressions[0] is null"),
+        Arguments.of(
+            "{\"affinity\": {\"nodeAffinity\": {\"requiredDuringSchedulingIgnoredDuringExecution\":"
+                + " {\"nodeSelectorTerms\": [{\"matchFields\": [null]}]}}}}",
+            "spec." + required + ".nodeSelectorTerms[0].matchFields[0] is null"),
+        Arguments.of("{\"tolerations\": [null]}", "spec.tolerations[0] is null"),
+        Arguments.of("{\"volumes\": [null]}", "spec.volumes[0] is null"),
+        Arguments.of(
+            "{\"containers\": [{\"name\": \"app\", \"image\": \"app\", \"ports\": [null]}]}",
+            "spec.containers[0].ports[0] is null"),
+        Arguments.of(
+            "{\"containers\": [{\"name\": \"app\", \"image\": \"app\", \"env\": [null]}]}",
+            "spec.containers[0].env[0] is null"),
+        Arguments.of(
+            "{\"containers\": [{\"image\": \"app\"}]}", "spec.containers[0].name is missing"),
+        Arguments.of(
+            "{\"initContainers\": [{\"name\": null, \"image\": \"app\"}]}",
+            "spec.initContainers[0].name is missing"),
+        Arguments.of("{\"nodeSelector\": {\"pool\": null}}", "spec.nodeSelector[pool] is null"));
+  }
+
+  @ParameterizedTest
+  @MethodSource("podsTheEngineCannotTake")
+  void aPodTheEngineCannotTakeIs400NamingTheProblem(String specFields, String problem)
+      throws Exception {
+    ObjectNode review = Reviews.podCreate("admission.k8s.io/v1", "shop", Reviews.examplePod());
+    ObjectNode spec = (ObjectNode) review.path("request").path("object").path("spec");
+    spec.setAll((ObjectNode) Reviews.JSON.readTree(specFields));
+    HttpResponse<String> r = post(review);
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(json(r).path("message").asText())
+        .isEqualTo("request.object is not a valid Pod: " + problem);
+    validRequestStillSucceeds();
+  }
+
+  @Test
+  void aNullInTheMetadataIs400() throws Exception {
+    ObjectNode review = Reviews.podCreate("admission.k8s.io/v1", "shop", Reviews.examplePod());
+    ((ObjectNode) review.path("request").path("object").path("metadata"))
+        .putArray("ownerReferences")
+        .addNull();
+    HttpResponse<String> r = post(review);
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(json(r).path("message").asText())
+        .isEqualTo("request.object is not a valid Pod: metadata.ownerReferences[0] is null");
+    validRequestStillSucceeds();
+  }
+
+  @Test
+  void anInternalErrorIs500WithTheUidNoStackTraceAndOneLogLine() throws Exception {
+    ObjectNode pod = Reviews.examplePod();
+    ((ObjectNode) pod.path("metadata").path("labels")).put(FAIL, "true");
+    ObjectNode review = Reviews.podCreate("admission.k8s.io/v1", "shop", pod);
+    String uid = review.path("request").path("uid").asText();
+
+    HttpResponse<String> r;
+    try (Captured log = Captured.on(PodAdmission.class)) {
+      r = post(review);
+
+      Captured.Line failed =
+          log.lines().stream()
+              .filter(l -> l.event().getFormattedMessage().equals("admission failed"))
+              .findFirst()
+              .orElseThrow();
+      assertThat(failed.event().getThrowableProxy().getMessage())
+          .isEqualTo("secret internal detail");
+      // the text format keeps the trace on the event's line, with the request on it
+      assertThat(failed.text())
+          .endsWith(System.lineSeparator())
+          .doesNotEndWith(" | " + System.lineSeparator())
+          .contains(" uid=" + uid + " namespace=shop pod=checkout-6d4cf56db6-* : admission failed")
+          .contains("java.lang.IllegalStateException: secret internal detail")
+          .contains(" | at io.meshinjector.webhook.server.AdmissionServerTest$FailingPipeline");
+      assertThat(failed.text().strip()).doesNotContain("\n", "\r");
+      assertThat(log.lines())
+          .allSatisfy(l -> assertThat(l.text()).contains(" uid=" + uid + " namespace=shop "));
+    }
+
+    assertThat(r.statusCode()).isEqualTo(500);
+    JsonNode status = json(r);
+    assertThat(status.path("kind").asText()).isEqualTo("Status");
+    assertThat(status.path("code").asInt()).isEqualTo(500);
+    assertThat(status.path("message").asText()).contains(uid);
+    assertThat(r.body())
+        .doesNotContain("secret internal detail", "Exception", "at io.", "at java.", "\tat ");
+    validRequestStillSucceeds();
+  }
+
+  @Test
+  void theDecisionsWarningsGoIntoResponseWarnings() throws Exception {
+    ObjectNode pod = Reviews.examplePod();
+    // no node of the cluster is in this pool: the engine decides for a node it knows nothing of
+    ((ObjectNode) pod.path("spec")).putObject("nodeSelector").put("pool", "arm");
+    ObjectNode review = Reviews.podCreate("admission.k8s.io/v1", "shop", pod);
+    HttpResponse<String> r = post(review);
+
+    assertThat(r.statusCode()).isEqualTo(200);
+    JsonNode response = json(r).path("response");
+    assertThat(response.path("allowed").asBoolean()).isTrue();
+    List<String> warnings = new ArrayList<>();
+    response.path("warnings").forEach(w -> warnings.add(w.asText()));
+    assertThat(warnings).anyMatch(w -> w.contains("capabilities are all unknown"));
+
+    Pod typed = Reviews.JSON.treeToValue(pod, Pod.class);
+    typed.getMetadata().setNamespace("shop");
+    Decision expected =
+        new RuleEngine(context.getBean(MeshConfig.class).engine(), Clock.systemUTC())
+            .decide(
+                PodAdmission.workload(typed.getMetadata(), "checkout-6d4cf56db6-*"),
+                typed,
+                context.getBean(ClusterView.class));
+    assertThat(warnings).isEqualTo(expected.warnings());
+  }
+
+  @Test
+  void nestingAndStringLimitsAre400() throws Exception {
+    ObjectNode deep = Reviews.podCreate("admission.k8s.io/v1", "shop", Reviews.examplePod());
+    String nested = "[".repeat(200) + "]".repeat(200);
+    String body =
+        deep.toString()
+            .replace("\"operation\":\"CREATE\"", "\"operation\":\"CREATE\",\"deep\":" + nested);
+    HttpResponse<String> r = post("application/json", body.getBytes(StandardCharsets.UTF_8));
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(json(r).path("message").asText())
+        .startsWith("the JSON at /request/deep/0/0/")
+        .endsWith(" is nested deeper than 40 levels");
+    namesNoInternals(r);
+    validRequestStillSucceeds();
+
+    ObjectNode longString = Reviews.podCreate("admission.k8s.io/v1", "shop", Reviews.examplePod());
+    ((ObjectNode) longString.path("request")).put("long", "y".repeat(MAX_STRING + 1));
+    r = post(longString);
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(json(r).path("message").asText())
+        .isEqualTo("a string at /request/long is longer than " + MAX_STRING + " characters");
+    namesNoInternals(r);
+    validRequestStillSucceeds();
+  }
+
+  @Test
+  void servesTls12AndTls13() throws Exception {
+    for (String protocol : new String[] {"TLSv1.2", "TLSv1.3"}) {
+      HttpClient only = Tls.client(tmp.resolve("tls/ca.crt"), protocol);
+      HttpResponse<String> r =
+          only.send(
+              HttpRequest.newBuilder(base.resolve("/healthz")).build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(r.statusCode()).as(protocol).isEqualTo(200);
+      assertThat(r.sslSession())
+          .hasValueSatisfying(s -> assertThat(s.getProtocol()).isEqualTo(protocol));
+    }
+  }
+
+  @Test
+  void healthAndReadinessOnTheHttpsPort() throws Exception {
+    for (String path : new String[] {"/healthz", "/readyz"}) {
+      HttpResponse<String> r =
+          Tls.send(
+              client,
+              HttpRequest.newBuilder(base.resolve(path)).build(),
+              HttpResponse.BodyHandlers.ofString(),
+              AdmissionServerTest::countResend);
+      assertThat(r.statusCode()).as(path).isEqualTo(200);
+      assertThat(r.body()).isEqualTo("ok\n");
+    }
+  }
+
+  @Test
+  void prometheusMetricsOnThePlainManagementPort() throws Exception {
+    validRequestStillSucceeds();
+    post("text/plain", new byte[0]);
+    ObjectNode pod = Reviews.examplePod();
+    ((ObjectNode) pod.path("metadata"))
+        .putObject("annotations")
+        .put("mesh-injector.io/iptables-mode", "bogus");
+    post(Reviews.podCreate("admission.k8s.io/v1", "shop", pod));
+
+    HttpResponse<String> r =
+        HttpClient.newHttpClient()
+            .send(HttpRequest.newBuilder(metrics).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.body())
+        .contains("mesh_injector_admission_seconds_bucket{")
+        .contains(
+            "mesh_injector_decisions_total{mode=\"nft\",outcome=\"injected\",path=\"init\","
+                + "placement=\"native-sidecar\"}")
+        .contains("mesh_injector_refusals_total{reason=\"invalid-annotation\"}")
+        .contains("mesh_injector_errors_total{type=\"unsupported-media-type\"}");
+  }
+
+  /**
+   * The chart's dashboard and alerts query only series this service exports: every metric name in
+   * their PromQL is one the metrics port serves, after the requests that create the counters.
+   */
+  @Test
+  void theChartsDashboardAndAlertsQueryOnlyExportedMetrics() throws Exception {
+    validRequestStillSucceeds();
+    post("text/plain", new byte[0]);
+    ObjectNode refused = Reviews.examplePod();
+    ((ObjectNode) refused.path("metadata"))
+        .putObject("annotations")
+        .put("mesh-injector.io/iptables-mode", "bogus");
+    post(Reviews.podCreate("admission.k8s.io/v1", "shop", refused));
+    ObjectNode job = Reviews.examplePod();
+    ((ObjectNode) job.path("spec")).put("restartPolicy", "Never");
+    post(Reviews.podCreate("admission.k8s.io/v1", "shop", job));
+    String scraped =
+        HttpClient.newHttpClient()
+            .send(HttpRequest.newBuilder(metrics).build(), HttpResponse.BodyHandlers.ofString())
+            .body();
+    Set<String> exported = new TreeSet<>();
+    for (String line : scraped.split("\n")) {
+      if (!line.isBlank() && !line.startsWith("#")) {
+        exported.add(line.split("[{ ]", 2)[0]);
+      }
+    }
+    assertThat(exported)
+        .contains(
+            "mesh_injector_nodes_without_path",
+            "mesh_injector_nodes_by_verdict",
+            "mesh_injector_probe_reports",
+            "mesh_injector_probe_report_oldest_age_seconds");
+    Path chart = Path.of("..", "helm", "mesh-injector", "files");
+    JsonNode dashboard =
+        new ObjectMapper().readTree(chart.resolve("grafana-dashboard.json").toFile());
+    List<String> queries = new ArrayList<>();
+    dashboard.findValues("expr").forEach(e -> queries.add(e.asText()));
+    JsonNode rules =
+        new ObjectMapper(new YAMLFactory())
+            .readTree(chart.resolve("prometheus-rules.yaml").toFile());
+    List<String> alerts = new ArrayList<>();
+    rules.findValues("expr").forEach(e -> alerts.add(e.asText()));
+    assertThat(queries).hasSizeGreaterThan(10);
+    assertThat(alerts).hasSize(9);
+    Pattern name = Pattern.compile("\\bmesh_injector_[a-z0-9_]+");
+    for (String q : concat(queries, alerts)) {
+      Matcher m = name.matcher(q);
+      assertThat(m.find()).as("a mesh_injector metric in %s", q).isTrue();
+      do {
+        assertThat(exported).as("the metric %s of the query %s", m.group(), q).contains(m.group());
+      } while (m.find());
+    }
+  }
+
+  private static List<String> concat(List<String> a, List<String> b) {
+    List<String> all = new ArrayList<>(a);
+    all.addAll(b);
+    return all;
+  }
+}
