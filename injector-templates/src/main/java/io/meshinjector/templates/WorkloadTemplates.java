@@ -1,5 +1,7 @@
 package io.meshinjector.templates;
 
+import static io.meshinjector.templates.internal.ModelJson.MAPPER;
+
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -59,7 +61,7 @@ public final class WorkloadTemplates {
     public Pod toPod() {
       Pod pod;
       try {
-        pod = PodInjector.JSON.treeToValue(template, Pod.class);
+        pod = MAPPER.treeToValue(template, Pod.class);
       } catch (JsonProcessingException | IllegalArgumentException e) {
         String message = e.getMessage() == null ? e.toString() : e.getMessage();
         throw new IllegalArgumentException(
@@ -81,7 +83,7 @@ public final class WorkloadTemplates {
      */
     public void apply(Pod rendered) {
       if (rendered.getMetadata() != null) {
-        ObjectNode meta = PodInjector.JSON.valueToTree(rendered.getMetadata());
+        ObjectNode meta = MAPPER.valueToTree(rendered.getMetadata());
         if (!template.path("metadata").has("namespace")) {
           meta.remove("namespace");
         }
@@ -91,7 +93,7 @@ public final class WorkloadTemplates {
           insertBeforeSpec(meta);
         }
       }
-      template.set("spec", PodInjector.JSON.valueToTree(rendered.getSpec()));
+      template.set("spec", MAPPER.valueToTree(rendered.getSpec()));
     }
 
     // A new key goes last, but objects everywhere put metadata before spec.

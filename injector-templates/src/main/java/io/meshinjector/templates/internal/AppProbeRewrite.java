@@ -1,5 +1,7 @@
 package io.meshinjector.templates.internal;
 
+import static io.meshinjector.templates.internal.ModelJson.MAPPER;
+
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -69,6 +71,38 @@ public final class AppProbeRewrite {
     ObjectNode out = F.objectNode();
     originals.forEach(out::set);
     return out.toString();
+  }
+
+  /**
+   * One operation for each probe or hook {@link #apply} changed, at the container's index in the
+   * list as received.
+   *
+   * @param rewritten the list after {@link #apply}: a new container where it changed one
+   */
+  public static void patchChanges(
+      PodPatch patch, String list, List<Container> original, List<Container> rewritten) {
+    if (original == null || rewritten == original) {
+      return;
+    }
+    for (int i = 0; i < original.size(); i++) {
+      Container before = original.get(i);
+      Container after = rewritten.get(i);
+      if (before == after) {
+        continue;
+      }
+      changed(
+          patch, list, i, "readinessProbe", before.getReadinessProbe(), after.getReadinessProbe());
+      changed(patch, list, i, "livenessProbe", before.getLivenessProbe(), after.getLivenessProbe());
+      changed(patch, list, i, "startupProbe", before.getStartupProbe(), after.getStartupProbe());
+      changed(patch, list, i, "lifecycle", before.getLifecycle(), after.getLifecycle());
+    }
+  }
+
+  private static void changed(
+      PodPatch patch, String list, int index, String member, Object before, Object after) {
+    if (after != null && !after.equals(before)) {
+      patch.setInElement(list, index, member, MAPPER.valueToTree(after));
+    }
   }
 
   private List<Container> rewrite(List<Container> containers, Map<String, ObjectNode> originals) {

@@ -1,5 +1,7 @@
 package io.meshinjector.templates.internal;
 
+import static io.meshinjector.templates.internal.ModelJson.MAPPER;
+
 import io.fabric8.kubernetes.api.model.Affinity;
 import io.fabric8.kubernetes.api.model.AffinityBuilder;
 import io.fabric8.kubernetes.api.model.NodeAffinity;
@@ -60,6 +62,18 @@ public final class NodeAffinities {
     node.setRequiredDuringSchedulingIgnoredDuringExecution(required);
     affinity.setNodeAffinity(node);
     return affinity;
+  }
+
+  /** The operation that narrows the pod's required node affinity, where that changes it. */
+  public static void patchRequired(PodPatch patch, Affinity pods, NodeConstraint constraint) {
+    Affinity narrowed = required(pods, constraint);
+    if (!narrowed.equals(pods)) {
+      patch.setMember(
+          "affinity",
+          "nodeAffinity",
+          MAPPER.valueToTree(narrowed.getNodeAffinity()),
+          MAPPER.valueToTree(narrowed));
+    }
   }
 
   private static boolean matchesNothing(NodeSelectorTerm term) {

@@ -1,0 +1,154 @@
+package io.meshinjector.templates;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.meshinjector.engine.config.ConfigException;
+import io.meshinjector.engine.config.ConfigSection;
+import io.meshinjector.engine.decision.IptablesMode;
+import io.meshinjector.templates.TemplateConfig.AppProbes;
+import io.meshinjector.templates.TemplateConfig.Firewall;
+import io.meshinjector.templates.TemplateConfig.Ports;
+import io.meshinjector.templates.TemplateConfig.Proxy;
+import io.meshinjector.templates.TemplateConfig.ProxyAwait;
+import io.meshinjector.templates.TemplateConfig.ProxyInit;
+import io.meshinjector.templates.TemplateConfig.Validator;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Binds and checks the {@code proxy}, {@code proxyInit}, {@code validator} and {@code proxyAwait}
+ * sections into {@link TemplateConfig}'s value types; each key is read, so that an unknown one
+ * fails.
+ */
+final class ConfigSections {
+  private ConfigSections() {}
+
+  static ProxyAwait proxyAwait(ConfigSection s) {
+    ProxyAwait await = new ProxyAwait(s.text("command"), s.text("timeout"));
+    s.done();
+    return await;
+  }
+
+  static Proxy proxy(ConfigSection s) {
+    ConfigSection portSection = s.section("ports");
+    Ports ports =
+        new Ports(
+            port(portSection, "inbound"),
+            port(portSection, "outbound"),
+            port(portSection, "admin"),
+            port(portSection, "control"));
+    portSection.done();
+    Proxy proxy =
+        new Proxy(
+            nonEmpty(s, "image"),
+            nonEmpty(s, "version"),
+            s.choice(
+                "imagePullPolicy",
+                Map.of("Always", "Always", "IfNotPresent", "IfNotPresent", "Never", "Never")),
+            uid(s, "uid"),
+            ports,
+            nonEmpty(s, "controlPlaneNamespace"),
+            s.text("trustAnchorsPEM"),
+            appProbes(s.section("appProbes")));
+    for (String k :
+        List.of(
+            "logLevel",
+            "logFormat",
+            "clusterDomain",
+            "trustDomain",
+            "clusterNetworks",
+            "defaultInboundPolicy",
+            "opaquePorts")) {
+      s.text(k);
+    }
+    if (s.integer("cores") < 1) {
+      throw new ConfigException("config key '" + s.key("cores") + "' must be at least 1");
+    }
+    JsonNode resources = s.raw("resources");
+    if (resources == null || !resources.isObject()) {
+      throw new ConfigException("config key '" + s.key("resources") + "' must be a map");
+    }
+    s.done();
+    return proxy;
+  }
+
+  private static AppProbes appProbes(ConfigSection s) {
+    AppProbes a =
+        new AppProbes(
+            s.bool("rewrite"), s.text("podValue"), s.text("probePath"), s.text("hookPath"));
+    if (!a.probePath().contains("{container}") || !a.probePath().contains("{probe}")) {
+      throw new ConfigException(
+          "config key '" + s.key("probePath") + "' must contain {container} and {probe}");
+    }
+    if (!a.hookPath().isEmpty()
+        && (!a.hookPath().contains("{container}") || !a.hookPath().contains("{hook}"))) {
+      throw new ConfigException(
+          "config key '" + s.key("hookPath") + "' must be empty or contain {container} and {hook}");
+    }
+    s.done();
+    return a;
+  }
+
+  static ProxyInit proxyInit(ConfigSection s) {
+    ConfigSection firewallSection = s.section("firewall");
+    Map<IptablesMode, Firewall> firewall = new EnumMap<>(IptablesMode.class);
+    for (IptablesMode mode : IptablesMode.values()) {
+      ConfigSection modeSection = firewallSection.section(mode.id());
+      firewall.put(
+          mode, new Firewall(nonEmpty(modeSection, "bin"), nonEmpty(modeSection, "saveBin")));
+      modeSection.done();
+    }
+    firewallSection.done();
+    ProxyInit init =
+        new ProxyInit(
+            s.text("image"),
+            uid(s, "runAsUser"),
+            s.strings("ignoreInboundPorts"),
+            s.strings("ignoreOutboundPorts"),
+            s.strings("skipSubnets"),
+            firewall);
+    nonEmpty(s, "command");
+    s.bool("ipv6");
+    s.done();
+    return init;
+  }
+
+  static Validator validator(ConfigSection s) {
+    Validator v =
+        new Validator(
+            s.text("image"),
+            uid(s, "runAsUser"),
+            nonEmpty(s, "connectAddr"),
+            nonEmpty(s, "listenAddr"));
+    for (String k : List.of("command", "timeout", "logLevel", "logFormat")) {
+      nonEmpty(s, k);
+    }
+    s.done();
+    return v;
+  }
+
+  private static String nonEmpty(ConfigSection s, String key) {
+    String v = s.text(key);
+    if (v.isBlank()) {
+      throw new ConfigException("config key '" + s.key(key) + "' must not be empty");
+    }
+    return v;
+  }
+
+  private static int port(ConfigSection s, String key) {
+    int v = s.integer(key);
+    if (v < 1 || v > 65535) {
+      throw new ConfigException("config key '" + s.key(key) + "' must be a port (1-65535)");
+    }
+    return v;
+  }
+
+  // Pod Security restricted and the init container's non-root rule both refuse uid 0.
+  private static int uid(ConfigSection s, String key) {
+    int v = s.integer(key);
+    if (v < 1) {
+      throw new ConfigException("config key '" + s.key(key) + "' must be a non-root uid (>= 1)");
+    }
+    return v;
+  }
+}
