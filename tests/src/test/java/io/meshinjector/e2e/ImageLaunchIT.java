@@ -38,7 +38,7 @@ import org.junit.jupiter.api.Test;
  * SIGTERM, as the kubelet does, and checks the drain: {@code /readyz} 503 while admissions are
  * still answered, and an exit with the JVM's SIGTERM status once it is over. The time to ready is
  * recorded in {@code target/image-launch.txt}, not asserted: this machine's speed varies too much
- * for that (the figures are in docs/benchmarks.md).
+ * for that (start-up is measured by tests/bench/startup.sh; docs/benchmarks.md).
  */
 class ImageLaunchIT {
   private static final Path ROOT = Path.of(System.getProperty("project.root", "..")).normalize();

@@ -54,7 +54,7 @@ class LargeClusterIT {
    */
   static final List<String> HEAPS = List.of(System.getProperty("large.heaps", "").split(",", -1));
 
-  /** Admissions after the sync: a few in CI, 1,000 in the benchmark (RSS after a burst). */
+  /** Admissions after the sync: a few in CI, 1,000 in the benchmark (docs/benchmarks.md, RSS). */
   static final int BURST = Integer.getInteger("large.burst", 100);
 
   /**

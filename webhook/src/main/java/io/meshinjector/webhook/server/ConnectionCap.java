@@ -5,7 +5,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * At most {@code max} open connections: at the cap the listening socket stops accepting, so further
- * clients wait in the OS's accept queue ({@code acceptCount}) rather than being refused, and it
+ * clients wait in the OS's accept queue ({@code acceptBacklog}) rather than being refused, and it
  * accepts again once a connection closes. The accept loop may take a few more connections in the
  * read that reaches the cap; the cap holds to within that batch.
  */

@@ -22,9 +22,10 @@ final class NettyLimits implements NettyServerCustomizer {
     this.settings = settings;
   }
 
-  /** Worker threads: one per core, as an event loop never blocks, and at most maxThreads. */
+  /** Worker threads: one per core, as an event loop never blocks, and at most maxEventLoops. */
   static int workers(ServerSettings settings) {
-    return Math.max(1, Math.min(settings.maxThreads(), Runtime.getRuntime().availableProcessors()));
+    return Math.max(
+        1, Math.min(settings.maxEventLoops(), Runtime.getRuntime().availableProcessors()));
   }
 
   @Override
@@ -33,7 +34,7 @@ final class NettyLimits implements NettyServerCustomizer {
     ConnectionCap cap = new ConnectionCap(settings.maxConnections());
     HeaderDeadline deadline = new HeaderDeadline(settings.headerTimeout());
     return server
-        .option(ChannelOption.SO_BACKLOG, settings.acceptCount())
+        .option(ChannelOption.SO_BACKLOG, settings.acceptBacklog())
         .doOnChannelInit(
             (observer, channel, remote) -> {
               cap.opened(channel);

@@ -141,8 +141,8 @@ public class WebhookApplication {
   }
 
   /**
-   * The event loops both ports run on: one per core and at most maxThreads (the admission runs on
-   * them, and never blocks). Closed once the servers have stopped, with no quiet period: the
+   * The event loops both ports run on: one per core and at most maxEventLoops (the admission runs
+   * on them, and never blocks). Closed once the servers have stopped, with no quiet period: the
    * graceful shutdown has already waited for the requests in flight.
    */
   @Bean

@@ -15,7 +15,9 @@ import java.time.Duration;
  *     within this
  * @param readTimeout the longest a request body may stall between two reads
  * @param idleTimeout a connection with no request in progress is closed after this long quiet
- * @param maxThreads event loops at most (one per core up to this)
+ * @param maxConnections open connections at most; past it new ones wait in the accept backlog
+ * @param acceptBacklog connections the OS queues once {@code maxConnections} are open
+ * @param maxEventLoops event loops at most (one per core up to this)
  */
 public record ServerSettings(
     Duration drainPeriod,
@@ -24,8 +26,8 @@ public record ServerSettings(
     Duration readTimeout,
     Duration idleTimeout,
     int maxConnections,
-    int acceptCount,
-    int maxThreads) {
+    int acceptBacklog,
+    int maxEventLoops) {
   private static final String KEY = "webhook.server.";
 
   public ServerSettings {
@@ -37,8 +39,8 @@ public record ServerSettings(
     ConfigException.requirePositive(KEY + "readTimeout", readTimeout);
     ConfigException.requirePositive(KEY + "idleTimeout", idleTimeout);
     ConfigException.requireAtLeastOne(KEY + "maxConnections", maxConnections);
-    ConfigException.requireAtLeastOne(KEY + "acceptCount", acceptCount);
-    ConfigException.requireAtLeastOne(KEY + "maxThreads", maxThreads);
+    ConfigException.requireAtLeastOne(KEY + "acceptBacklog", acceptBacklog);
+    ConfigException.requireAtLeastOne(KEY + "maxEventLoops", maxEventLoops);
   }
 
   public static ServerSettings from(MeshConfig config) {
@@ -51,8 +53,8 @@ public record ServerSettings(
             s.duration("readTimeout"),
             s.duration("idleTimeout"),
             s.integer("maxConnections"),
-            s.integer("acceptCount"),
-            s.integer("maxThreads"));
+            s.integer("acceptBacklog"),
+            s.integer("maxEventLoops"));
     s.done();
     return settings;
   }

@@ -79,8 +79,8 @@ class SlowClientsIT {
                 + ("    readTimeout: " + READ_TIMEOUT.toMillis() + "ms\n")
                 + ("    idleTimeout: " + IDLE_TIMEOUT.toMillis() + "ms\n")
                 + ("    maxConnections: " + MAX_CONNECTIONS + "\n")
-                + ("    maxThreads: " + MAX_THREADS + "\n")
-                + "    acceptCount: 100\n");
+                + ("    maxEventLoops: " + MAX_THREADS + "\n")
+                + "    acceptBacklog: 100\n");
     HttpClient client = Tls.client(served.ca(), HttpClient.Version.HTTP_1_1);
     // warm-up, not measured: a cold JVM's first handshakes can outlast the short header timeout
     // on a loaded machine; the server cutting those off is the behaviour under test
