@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
 /** The paths a real server cannot be pushed into on demand: an internal failure. */
-class AdmissionEndpointTest {
+class PodAdmissionTest {
   private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
   private final Logger logger = (Logger) LoggerFactory.getLogger(PodAdmission.class);
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
