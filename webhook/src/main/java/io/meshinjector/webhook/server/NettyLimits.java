@@ -13,7 +13,7 @@ import reactor.netty.http.server.HttpServerState;
  * WebhookApplication), which Spring Boot sets on the server after the customizers run.
  */
 final class NettyLimits implements NettyServerCustomizer {
-  /** Streams one HTTP/2 connection may have open at once, as Tomcat and Go's server default. */
+  /** Streams one HTTP/2 connection may have open at once: RFC 9113 recommends no fewer than 100. */
   static final int MAX_CONCURRENT_STREAMS = 100;
 
   private final ServerSettings settings;

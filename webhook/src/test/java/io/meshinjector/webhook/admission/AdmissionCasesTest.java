@@ -18,6 +18,7 @@ import io.meshinjector.webhook.settings.WebhookSettings;
 import io.meshinjector.webhook.support.ExampleService;
 import io.meshinjector.webhook.support.Parsson;
 import io.meshinjector.webhook.support.Reviews;
+import io.meshinjector.webhook.support.ServedLimits;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -38,21 +39,12 @@ import org.junit.jupiter.params.provider.MethodSource;
  * transport stays in {@code server.AdmissionServerTest}.
  */
 class AdmissionCasesTest {
-  private static final int MAX_BODY = 256 * 1024;
-  private static final int MAX_STRING = 64 * 1024;
+  private static final int MAX_BODY = ServedLimits.MAX_BODY;
+  private static final int MAX_STRING = ServedLimits.MAX_STRING;
 
   /** The served {@code --config}, as AdmissionServerTest writes it. */
   private static final MeshConfig CONFIG =
-      ConfigLoader.fromYaml(
-          "config.yaml",
-          "webhook:\n"
-              + "  maxRequestBytes: "
-              + MAX_BODY
-              + "\n"
-              + "  maxStringLength: "
-              + MAX_STRING
-              + "\n"
-              + "  maxNestingDepth: 40\n");
+      ConfigLoader.fromYaml("config.yaml", ServedLimits.CONFIG_YAML);
 
   /** The served {@code --cluster} files: the README's example and the inject spellings. */
   private static final InMemoryClusterView VIEW =

@@ -16,6 +16,7 @@ import io.meshinjector.webhook.admission.PodMutator;
 import io.meshinjector.webhook.cli.ServeCommand;
 import io.meshinjector.webhook.support.Captured;
 import io.meshinjector.webhook.support.Reviews;
+import io.meshinjector.webhook.support.ServedLimits;
 import io.meshinjector.webhook.support.ServerLog;
 import io.meshinjector.webhook.support.Tls;
 import jakarta.json.Json;
@@ -62,8 +63,6 @@ import org.springframework.context.annotation.Primary;
  * io.meshinjector.webhook.admission.AdmissionCasesTest}.
  */
 class AdmissionServerTest {
-  private static final int MAX_BODY = 256 * 1024;
-  private static final int MAX_STRING = 64 * 1024;
 
   @TempDir static Path tmp;
 
@@ -81,16 +80,7 @@ class AdmissionServerTest {
     Path tls = tmp.resolve("tls");
     // the config whose limits admission.AdmissionCasesTest answers under, in-process
     Path config = tmp.resolve("config.yaml");
-    Files.writeString(
-        config,
-        "webhook:\n"
-            + "  maxRequestBytes: "
-            + MAX_BODY
-            + "\n"
-            + "  maxStringLength: "
-            + MAX_STRING
-            + "\n"
-            + "  maxNestingDepth: 40\n");
+    Files.writeString(config, ServedLimits.CONFIG_YAML);
     var cli = MeshInjector.commandLine();
     // serve as it is, plus one configuration: a pipeline that fails on a marked pod
     SpringApplicationHook addFailingPipeline =
