@@ -9,7 +9,7 @@
 # the cold burst (the first after the target started) and of the warm ones
 # (tests/src/test/java/io/meshinjector/realplane/ApiServerBurstIT.java). Not part of `verify`.
 #
-#   tests/bench/apiserver-burst.sh [--sizes 200,1000] [--rounds 3] [--targets one,three,peer]
+#   tests/bench/apiserver-burst.sh [--sizes 200,1000] [--rounds 3] [--targets one,three,peer[,peer-inject]]
 #                                  [--aot on|off] [--jfr] [--nodes 6] [--no-build]
 #
 #   --sizes    replicas per burst; every size starts each target afresh (its first burst is cold)

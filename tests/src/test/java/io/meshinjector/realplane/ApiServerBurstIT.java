@@ -43,7 +43,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * <ul>
  *   <li>{@code burst.sizes} (200,1000): replicas per burst; each size starts every target afresh
  *   <li>{@code burst.rounds} (3): bursts per size, the first cold
- *   <li>{@code burst.targets} (one,three,peer)
+ *   <li>{@code burst.targets} (one,three,peer): also peer-inject, the peer adding what
+ *       mesh-injector adds
  *   <li>{@code burst.aot} (on): off runs {@code serve} without the JDK's AOT cache
  *   <li>{@code burst.jfr} (false): true records a JFR file per {@code serve} process
  *   <li>{@code burst.nodes} (6), {@code burst.out} (target/burst)
@@ -94,14 +95,15 @@ class ApiServerBurstIT {
         "burst: sizes %s, %d bursts each (the first cold), targets %s, nodes %d, AOT cache %s, JFR %s",
         sizes, rounds, targets, nodes, aot ? "on (" + aotCache() + ")" : "off", jfr);
     say(
-        "%-6s %6s %-5s %5s %6s %9s %9s %10s %8s",
+        "%-11s %6s %-5s %5s %6s %9s %9s %10s %8s",
         "target", "pods", "burst", "calls", "/pod", "requests", "mean ms", "p99 bucket", "wall s");
     for (int size : sizes) {
       for (String target : targets) {
         switch (target) {
           case "one" -> one(size);
           case "three" -> three(size);
-          case "peer" -> peer(size, peerJar);
+          case "peer" -> peer("peer", size, peerJar);
+          case "peer-inject" -> peer("peer-inject", size, peerJar);
           default -> throw new IllegalArgumentException("unknown burst target " + target);
         }
       }
@@ -150,10 +152,14 @@ class ApiServerBurstIT {
     }
   }
 
-  private void peer(int size, Path jar) throws Exception {
+  /**
+   * The JOSDK peer; as {@code peer-inject} it also adds the parts mesh-injector adds, so the API
+   * server applies a patch of the same size for both.
+   */
+  private void peer(String target, int size, Path jar) throws Exception {
     int port = KubePlane.freePort();
     release.upgrade(Release.urlValue(port));
-    Path dir = PLANE.dir("peer-" + size);
+    Path dir = PLANE.dir(target + "-" + size);
     Path tls = release.tlsDir(dir.resolve("tls"));
     String java = launcherJava();
     Process process =
@@ -166,12 +172,13 @@ class ApiServerBurstIT {
                 "--server.ssl.certificate=file:" + tls.resolve("tls.crt"),
                 "--server.ssl.certificate-private-key=file:" + tls.resolve("tls.key"),
                 "--management.server.port=" + KubePlane.freePort(),
-                "--spring.main.banner-mode=off")
+                "--spring.main.banner-mode=off",
+                "--peer.inject=" + target.equals("peer-inject"))
             .redirectErrorStream(true)
             .redirectOutput(dir.resolve("peer.log").toFile())
             .start();
     try {
-      Serve probe = new Serve("peer", dir, NS, dir, tls, dir, port);
+      Serve probe = new Serve(target, dir, NS, dir, tls, dir, port);
       Await.until(
           "the peer ready",
           Duration.ofSeconds(90),
@@ -181,7 +188,7 @@ class ApiServerBurstIT {
             }
             return probe.ready();
           });
-      run("peer", size);
+      run(target, size);
     } finally {
       process.destroy();
       if (!process.waitFor(20, TimeUnit.SECONDS)) {
@@ -242,7 +249,7 @@ class ApiServerBurstIT {
       Histogram burst = ApiServerMetrics.read(admin, ENTRIES).minus(before);
       double requests = ApiServerMetrics.requests(admin, ENTRIES) - requestsBefore;
       say(
-          "%-6s %6d %-5s %5.0f %6.2f %9.0f %9.1f %10s %8.1f",
+          "%-11s %6d %-5s %5.0f %6.2f %9.0f %9.1f %10s %8.1f",
           target,
           size,
           round == 0 ? "cold" : "warm" + round,
@@ -263,7 +270,7 @@ class ApiServerBurstIT {
     }
     if (warm != null) {
       say(
-          "%-6s %6d %-5s %5.0f %6.2f %9s %9.1f %10s %8s   (warm bursts together; the highest p99"
+          "%-11s %6d %-5s %5.0f %6.2f %9s %9.1f %10s %8s   (warm bursts together; the highest p99"
               + " bucket)",
           target,
           size,
