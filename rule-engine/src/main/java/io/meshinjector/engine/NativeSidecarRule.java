@@ -104,12 +104,7 @@ final class NativeSidecarRule {
       log.add(new TraceStep("proxy", "every remaining candidate runs native sidecars"));
       shortfalls.unknownAssumed(CapabilityKey.NATIVE_SIDECAR, remaining).ifPresent(log::warn);
       if (narrowed) {
-        requirements.add(nativeRequirement("the pod runs to completion"));
-        log.warn(
-            "pod constrained to nodes that run native sidecars, as it runs to completion: "
-                + shortfalls.nativeLacks(allCandidates));
-        log.completed(
-            CompletionRule.CONSTRAINED, "constrained to the nodes that run native sidecars");
+        constrainForCompletion(requirements, allCandidates);
       } else if (restartPolicy != null) {
         log.completed(
             CompletionRule.NATIVE_SIDECAR,
@@ -172,14 +167,22 @@ final class NativeSidecarRule {
           "pod constrained to nodes that run native sidecars: "
               + shortfalls.nativeLacks(remaining));
     } else {
-      requirements.add(nativeRequirement("the pod runs to completion"));
-      log.warn(
-          "pod constrained to nodes that run native sidecars, as it runs to completion: "
-              + shortfalls.nativeLacks(remaining));
-      log.completed(
-          CompletionRule.CONSTRAINED, "constrained to the nodes that run native sidecars");
+      constrainForCompletion(requirements, remaining);
     }
     return new Placement.Placed(ProxyPlacement.NATIVE_SIDECAR);
+  }
+
+  /**
+   * Keeps a pod that runs to completion on the nodes that run native sidecars, where a regular
+   * proxy container would never let it finish; the warning names what {@code candidates} lack.
+   */
+  private void constrainForCompletion(
+      List<NodeRequirement> requirements, List<Candidate> candidates) {
+    requirements.add(nativeRequirement("the pod runs to completion"));
+    log.warn(
+        "pod constrained to nodes that run native sidecars, as it runs to completion: "
+            + shortfalls.nativeLacks(candidates));
+    log.completed(CompletionRule.CONSTRAINED, "constrained to the nodes that run native sidecars");
   }
 
   private NodeRequirement nativeRequirement(String why) {

@@ -136,17 +136,15 @@ public final class NettyPeer {
 
   private Mono<Void> mutate(HttpServerRequest request, HttpServerResponse response) {
     String contentType = request.requestHeaders().get(HttpHeaderNames.CONTENT_TYPE);
-    long declaredLength = contentLength(request);
     return request
         .receive()
         .aggregate()
         .asByteArray()
         .defaultIfEmpty(new byte[0])
-        .flatMap(bytes -> answer(response, contentType, declaredLength, bytes));
+        .flatMap(bytes -> answer(response, contentType, bytes));
   }
 
-  private Mono<Void> answer(
-      HttpServerResponse response, String contentType, long declaredLength, byte[] bytes) {
+  private Mono<Void> answer(HttpServerResponse response, String contentType, byte[] bytes) {
     if (canned != null) {
       return send(response, 200, canned, canned.length);
     }
@@ -154,10 +152,8 @@ public final class NettyPeer {
     byte[] body;
     int length;
     try {
-      AdmissionReply reply =
-          declaredLength > service.maxRequestBytes() || bytes.length > service.maxRequestBytes()
-              ? AdmissionReply.tooLarge(service.maxRequestBytes())
-              : service.answer(contentType, RequestBody.of(bytes));
+      // the endpoint refuses a body over the limit, as serve's does
+      AdmissionReply reply = service.answer(contentType, RequestBody.of(bytes));
       AdmissionCodec.Encoded encoded = service.encode(reply);
       status = reply.httpStatus();
       body = encoded.bytes();
@@ -190,18 +186,6 @@ public final class NettyPeer {
         .header(HttpHeaderNames.CONTENT_LENGTH, Integer.toString(OK.length))
         .sendByteArray(Mono.just(OK))
         .then();
-  }
-
-  private static long contentLength(HttpServerRequest request) {
-    String value = request.requestHeaders().get(HttpHeaderNames.CONTENT_LENGTH);
-    if (value == null) {
-      return -1;
-    }
-    try {
-      return Long.parseLong(value.trim());
-    } catch (NumberFormatException e) {
-      return -1;
-    }
   }
 
   private static SslProvider provider(String name) {
