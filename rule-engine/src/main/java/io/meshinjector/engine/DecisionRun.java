@@ -5,10 +5,13 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.meshinjector.engine.capability.CapabilityKey;
 import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.config.EngineConfig;
+import io.meshinjector.engine.config.InjectionConfig;
 import io.meshinjector.engine.config.MixedNodes;
 import io.meshinjector.engine.config.NoViablePath;
 import io.meshinjector.engine.config.PinCni;
 import io.meshinjector.engine.decision.Annotations;
+import io.meshinjector.engine.decision.ConfigOverride;
+import io.meshinjector.engine.decision.ConfigOverrides;
 import io.meshinjector.engine.decision.Decision;
 import io.meshinjector.engine.decision.NodeConstraint;
 import io.meshinjector.engine.decision.NodeRequirement;
@@ -20,6 +23,8 @@ import io.meshinjector.engine.decision.Redirect;
 import io.meshinjector.engine.decision.RefusalReason;
 import io.meshinjector.engine.decision.SkipReason;
 import io.meshinjector.engine.decision.TraceStep;
+import io.meshinjector.engine.linkerd.LinkerdConfig;
+import io.meshinjector.engine.linkerd.LinkerdLayout;
 import io.meshinjector.engine.rules.AwaitFromPod;
 import io.meshinjector.engine.rules.InjectGate;
 import io.meshinjector.engine.rules.PodAnnotations;
@@ -28,6 +33,7 @@ import io.meshinjector.engine.rules.Viability;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -48,6 +54,9 @@ final class DecisionRun {
 
   /** Whether the pod decided proxy-await in its mesh's terms (the trace says so once). */
   private boolean awaitFromPod;
+
+  /** The mesh's per-workload configuration annotations that apply to the pod. */
+  private ConfigOverrides overrides = ConfigOverrides.NONE;
 
   DecisionRun(EngineConfig config, Instant now, String workload, Pod pod, ClusterView cluster) {
     this.config = config;
@@ -72,7 +81,8 @@ final class DecisionRun {
         candidateNodes.classLines(),
         log.warnings(),
         log.trace(),
-        log.completion());
+        log.completion(),
+        overrides);
   }
 
   private Outcome decide() {
@@ -106,6 +116,9 @@ final class DecisionRun {
       log.add(new TraceStep("await", podAwait.get().why()));
       asked = asked.withProxyAwait(podAwait.get().await());
     }
+    if (config.injection().meshAnnotations() == InjectionConfig.MeshAnnotations.LINKERD) {
+      asked = linkerdOverrides(ns, asked);
+    }
 
     PathOptions pathOptions = new PathOptions(config.policy().preference(), log);
     List<PathOption> options = pathOptions.allowed(asked);
@@ -121,6 +134,30 @@ final class DecisionRun {
 
     candidateNodes = CandidateNodes.of(cluster, now, pod, config.maxCandidateNodes(), log);
     return choose(options, candidateNodes.classes(), asked, false);
+  }
+
+  /**
+   * Reads Linkerd's configuration annotations of the pod and its namespace: each that applies is
+   * traced (explain shows it), each bad value warned about, and the layout and await they ask for
+   * go into the engine's own choices.
+   */
+  private PodAnnotations linkerdOverrides(Namespace ns, PodAnnotations asked) {
+    ConfigOverrides read = LinkerdConfig.resolve(pod, ns, log::warn);
+    List<ConfigOverride> applied = new ArrayList<>();
+    for (ConfigOverride o : read.applied()) {
+      String leftOut = LinkerdConfig.leftOut(o.annotation());
+      if (leftOut != null) {
+        log.warn(
+            "annotation " + o.annotation() + " (" + o.source() + ") is not applied: " + leftOut);
+      } else {
+        applied.add(o);
+        log.add(new TraceStep("linkerd", o.toString()));
+      }
+    }
+    overrides = new ConfigOverrides(applied);
+    Map<String, String> own =
+        pod.getMetadata().getAnnotations() == null ? Map.of() : pod.getMetadata().getAnnotations();
+    return LinkerdLayout.apply(asked, overrides, own, log::add, log::warn);
   }
 
   /**

@@ -5,7 +5,6 @@ import io.meshinjector.engine.config.EngineConfig;
 import io.meshinjector.engine.config.MixedNodes;
 import io.meshinjector.engine.config.NoViablePath;
 import io.meshinjector.engine.config.RunToCompletion;
-import io.meshinjector.engine.decision.Annotations;
 import io.meshinjector.engine.decision.CompletionRule;
 import io.meshinjector.engine.decision.NodeRequirement;
 import io.meshinjector.engine.decision.Outcome;
@@ -87,13 +86,13 @@ final class NativeSidecarRule {
                   + " native sidecar"));
     }
     if (Boolean.FALSE.equals(asked.nativeSidecar())) {
-      log.add(new TraceStep("proxy", Annotations.NATIVE_SIDECAR + ": disabled: regular container"));
+      log.add(new TraceStep("proxy", asked.nativeSidecarBy() + ": regular container"));
       if (restartPolicy != null) {
         // the pod opts out of native sidecars, so it counts as running on no node that has them
         Optional<Outcome> end =
             noNativeSidecar(
-                "it says " + Annotations.NATIVE_SIDECAR + ": disabled",
-                "remove the annotation " + Annotations.NATIVE_SIDECAR + ": disabled");
+                "it says " + asked.nativeSidecarBy(),
+                "remove the annotation " + asked.nativeSidecarBy());
         if (end.isPresent()) {
           return new Placement.Ended(end.get());
         }
@@ -269,8 +268,8 @@ final class NativeSidecarRule {
       return new Outcome.Refuse(RefusalReason.MIXED_NODES, msg);
     }
     String msg =
-        Annotations.NATIVE_SIDECAR
-            + ": enabled, but "
+        asked.nativeSidecarBy()
+            + ", but "
             + (noneNative ? "no" : "not every")
             + " candidate node of "
             + workload
@@ -278,23 +277,23 @@ final class NativeSidecarRule {
             + shortfalls.nativeLacks(remaining);
     log.add(new TraceStep("proxy", msg));
     if (!noneNative) {
-      completedIfRunsToCompletion(CompletionRule.MIXED_NODES);
+      completedIfRunsToCompletion(CompletionRule.MIXED_NODES, asked);
       return new Outcome.Refuse(RefusalReason.MIXED_NODES, msg);
     }
     // no candidate can run the pod as asked, which is what policy.noViablePath decides (the
     // annotation's own rule, whatever the pod's restart policy)
     if (config.policy().noViablePath() == NoViablePath.SKIP) {
-      completedIfRunsToCompletion(CompletionRule.SKIPPED);
+      completedIfRunsToCompletion(CompletionRule.SKIPPED, asked);
       log.warn(msg + "; admitted without injection (policy.noViablePath: skip)");
       return new Outcome.Skip(SkipReason.NO_VIABLE_PATH, msg);
     }
-    completedIfRunsToCompletion(CompletionRule.REFUSED);
+    completedIfRunsToCompletion(CompletionRule.REFUSED, asked);
     return new Outcome.Refuse(RefusalReason.NO_VIABLE_PATH, msg);
   }
 
-  private void completedIfRunsToCompletion(CompletionRule rule) {
+  private void completedIfRunsToCompletion(CompletionRule rule, PodAnnotations asked) {
     if (restartPolicy != null) {
-      log.completed(rule, "the pod asks for " + Annotations.NATIVE_SIDECAR + ": enabled: " + rule);
+      log.completed(rule, "the pod asks for " + asked.nativeSidecarBy() + ": " + rule);
     }
   }
 

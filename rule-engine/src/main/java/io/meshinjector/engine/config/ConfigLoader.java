@@ -210,7 +210,16 @@ public final class ConfigLoader {
             s.stringMap("optOutAnnotations"),
             s.strings("refusedAnnotations"),
             podValues(s.section("podValues")),
-            awaitField(s.section("proxyAwaitFrom")));
+            awaitField(s.section("proxyAwaitFrom")),
+            s.choice(
+                "meshAnnotations",
+                Map.of(
+                    "linkerd",
+                    InjectionConfig.MeshAnnotations.LINKERD,
+                    "none",
+                    InjectionConfig.MeshAnnotations.NONE)),
+            s.choice("imageAndUserOverrides", Map.of("allow", false, "refuse", true)),
+            s.strings("imageAndUserAnnotations"));
     s.done();
     return c;
   }

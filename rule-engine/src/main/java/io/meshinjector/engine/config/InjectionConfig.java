@@ -18,6 +18,10 @@ import java.util.Set;
  * @param podValues template values read from the pod, by value name
  * @param proxyAwaitFrom where the pod may decide proxy-await in the mesh's own terms; null for
  *     nowhere but {@code mesh-injector.io/proxy-await}
+ * @param meshAnnotations whose per-workload configuration annotations the engine and templates read
+ * @param refuseImageAndUser whether a pod carrying one of {@code imageAndUserAnnotations} is
+ *     refused (else it does what it does in the mesh's own injector)
+ * @param imageAndUserAnnotations the mesh's annotations that choose an image or the proxy's user
  */
 public record InjectionConfig(
     Set<String> excludedNamespaces,
@@ -26,7 +30,38 @@ public record InjectionConfig(
     Map<String, String> optOutAnnotations,
     List<String> refusedAnnotations,
     Map<String, PodValue> podValues,
-    AwaitField proxyAwaitFrom) {
+    AwaitField proxyAwaitFrom,
+    MeshAnnotations meshAnnotations,
+    boolean refuseImageAndUser,
+    List<String> imageAndUserAnnotations) {
+
+  /** Whose per-workload configuration annotations apply ({@code injection.meshAnnotations}). */
+  public enum MeshAnnotations {
+    LINKERD,
+    NONE
+  }
+
+  /** The same with an await field, and no mesh annotations (as the engine's tests build it). */
+  public InjectionConfig(
+      Set<String> excludedNamespaces,
+      String proxyContainerName,
+      List<String> otherMeshContainers,
+      Map<String, String> optOutAnnotations,
+      List<String> refusedAnnotations,
+      Map<String, PodValue> podValues,
+      AwaitField proxyAwaitFrom) {
+    this(
+        excludedNamespaces,
+        proxyContainerName,
+        otherMeshContainers,
+        optOutAnnotations,
+        refusedAnnotations,
+        podValues,
+        proxyAwaitFrom,
+        MeshAnnotations.NONE,
+        false,
+        null);
+  }
 
   /**
    * A boolean field of a pod annotation that holds a map (Istio's {@code proxy.istio.io/config}
@@ -57,6 +92,9 @@ public record InjectionConfig(
         podValues == null
             ? Map.of()
             : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(podValues));
+    meshAnnotations = meshAnnotations == null ? MeshAnnotations.NONE : meshAnnotations;
+    imageAndUserAnnotations =
+        imageAndUserAnnotations == null ? List.of() : List.copyOf(imageAndUserAnnotations);
   }
 
   public InjectionConfig(

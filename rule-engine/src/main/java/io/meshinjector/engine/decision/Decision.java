@@ -17,6 +17,7 @@ import java.util.Optional;
  * @param nodeClasses one line per capability class among the candidates, with each verdict's source
  * @param completion how the run-to-completion rule treated the pod; null when it did not apply (a
  *     long-running pod, or one decided before the rule was reached)
+ * @param overrides the mesh's own per-workload configuration annotations that apply to the pod
  */
 public record Decision(
     String workload,
@@ -26,7 +27,30 @@ public record Decision(
     List<String> nodeClasses,
     List<String> warnings,
     List<TraceStep> trace,
-    CompletionRule completion) {
+    CompletionRule completion,
+    ConfigOverrides overrides) {
+
+  /** A decision without mesh configuration annotations. */
+  public Decision(
+      String workload,
+      Outcome outcome,
+      List<String> candidateNodes,
+      int candidateCount,
+      List<String> nodeClasses,
+      List<String> warnings,
+      List<TraceStep> trace,
+      CompletionRule completion) {
+    this(
+        workload,
+        outcome,
+        candidateNodes,
+        candidateCount,
+        nodeClasses,
+        warnings,
+        trace,
+        completion,
+        ConfigOverrides.NONE);
+  }
 
   /** A decision the run-to-completion rule did not take part in. */
   public Decision(
@@ -37,7 +61,16 @@ public record Decision(
       List<String> nodeClasses,
       List<String> warnings,
       List<TraceStep> trace) {
-    this(workload, outcome, candidateNodes, candidateCount, nodeClasses, warnings, trace, null);
+    this(
+        workload,
+        outcome,
+        candidateNodes,
+        candidateCount,
+        nodeClasses,
+        warnings,
+        trace,
+        null,
+        ConfigOverrides.NONE);
   }
 
   public Decision {
@@ -47,6 +80,7 @@ public record Decision(
     nodeClasses = List.copyOf(nodeClasses);
     warnings = List.copyOf(warnings);
     trace = List.copyOf(trace);
+    overrides = overrides == null ? ConfigOverrides.NONE : overrides;
   }
 
   public boolean inject() {
@@ -97,6 +131,14 @@ public record Decision(
    * The JSON object of {@code explain -o json}, in a fixed field order, plus {@code candidateCount}
    * because {@code candidateNodes} is capped.
    */
+  private static Map<String, Object> overrideJson(ConfigOverride o) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("annotation", o.annotation());
+    m.put("value", o.written());
+    m.put("from", o.source());
+    return m;
+  }
+
   public Map<String, Object> toJsonMap() {
     Optional<Plan> plan = plan();
     Map<String, Object> m = new LinkedHashMap<>();
@@ -115,6 +157,7 @@ public record Decision(
         plan.map(Plan::nodeConstraint).map(Decision::constraintJson).orElse(null));
     m.put("warnings", warnings);
     m.put("trace", trace.stream().map(TraceStep::toString).toList());
+    m.put("overrides", overrides.applied().stream().map(Decision::overrideJson).toList());
     return m;
   }
 

@@ -41,7 +41,7 @@ public final class InjectGate {
       return Optional.of(
           new Outcome.Skip(SkipReason.EXCLUDED_NAMESPACE, "namespace " + ns + " is excluded"));
     }
-    Optional<Outcome> optOut = FlavourAnnotations.optOut(pod, config, trace);
+    Optional<Outcome> optOut = FlavourAnnotations.optOut(pod, namespace, config, trace);
     if (optOut.isPresent()) {
       return optOut;
     }
@@ -101,7 +101,7 @@ public final class InjectGate {
               SkipReason.OTHER_MESH,
               "pod carries " + foreign.get() + " from another mesh or injector"));
     }
-    return FlavourAnnotations.refusal(pod, config, trace);
+    return FlavourAnnotations.refusal(pod, namespace, config, trace);
   }
 
   private static List<String> containerNames(PodSpec spec) {

@@ -14,9 +14,26 @@ import java.util.Optional;
  * @param redirect null for {@code auto}
  * @param iptablesMode null for {@code auto}
  * @param nativeSidecar null for {@code auto}, else enabled/disabled
+ * @param nativeSidecarBy the annotation and value that set {@code nativeSidecar}, for messages
  */
 public record PodAnnotations(
-    Redirect redirect, IptablesMode iptablesMode, Boolean nativeSidecar, boolean proxyAwait) {
+    Redirect redirect,
+    IptablesMode iptablesMode,
+    Boolean nativeSidecar,
+    boolean proxyAwait,
+    String nativeSidecarBy) {
+
+  public PodAnnotations(
+      Redirect redirect, IptablesMode iptablesMode, Boolean nativeSidecar, boolean proxyAwait) {
+    this(
+        redirect,
+        iptablesMode,
+        nativeSidecar,
+        proxyAwait,
+        nativeSidecar == null
+            ? null
+            : Annotations.NATIVE_SIDECAR + ": " + (nativeSidecar ? "enabled" : "disabled"));
+  }
 
   /** Thrown for an invalid value; the message names the annotation and the allowed values. */
   public static final class InvalidAnnotation extends IllegalArgumentException {
@@ -33,7 +50,16 @@ public record PodAnnotations(
 
   /** The same choices with proxy-await decided elsewhere (the pod's own, in its mesh's terms). */
   public PodAnnotations withProxyAwait(boolean await) {
-    return new PodAnnotations(redirect, iptablesMode, nativeSidecar, await);
+    return new PodAnnotations(redirect, iptablesMode, nativeSidecar, await, nativeSidecarBy);
+  }
+
+  /**
+   * The same choices with the layout asked for by the mesh's own annotation.
+   *
+   * @param by the annotation and value, for messages
+   */
+  public PodAnnotations withNativeSidecar(boolean nativeSidecar, String by) {
+    return new PodAnnotations(redirect, iptablesMode, nativeSidecar, proxyAwait, by);
   }
 
   public static PodAnnotations parse(Map<String, String> annotations) {

@@ -37,7 +37,7 @@ class DecisionJsonTest {
                 + "\"proxyAwait\":true,\"candidateNodes\":[\"rhel-1\",\"rhel-2\"],\"candidateCount\":2,"
                 + "\"nodeConstraint\":{\"matchExpressions\":[{\"key\":\"capability.mesh-injector.io/iptables-nft\","
                 + "\"operator\":\"In\",\"values\":[\"available\",\"unknown\"]}]},"
-                + "\"warnings\":[\"w\"],\"trace\":[\"choice: init/nft chosen\"]}");
+                + "\"warnings\":[\"w\"],\"trace\":[\"choice: init/nft chosen\"],\"overrides\":[]}");
     assertThat(d.summary()).isEqualTo("init/nft native-sidecar await constrained");
   }
 

@@ -54,7 +54,7 @@ class FlavourAnnotationsTest {
   void annotationsThatWouldChangeImagesOrPrivilegesAreRefusedNamingTheAnnotation() {
     for (String a :
         List.of(
-            "sidecar.istio.io/proxyImage",
+            "sidecar.istio.io/proxyImageType",
             "sidecar.istio.io/enableCoreDump",
             "sidecar.istio.io/capNetBindService",
             "sidecar.istio.io/userVolume")) {
@@ -67,6 +67,37 @@ class FlavourAnnotationsTest {
                 assertThat(r.message()).contains(a).contains("refused");
               });
     }
+  }
+
+  @Test
+  void imageAndUserAnnotationsApplyUnlessTheOperatorRefusesThem() {
+    assertThat(gate(ISTIO, Map.of("sidecar.istio.io/proxyImage", "my/proxy:1"))).isEmpty();
+    assertThat(gate(LINKERD, Map.of("config.linkerd.io/proxy-version", "override"))).isEmpty();
+    InjectionConfig istioRefusing =
+        ConfigLoader.fromYaml("mesh: istio\ninjection: {imageAndUserOverrides: refuse}\n")
+            .engine()
+            .injection();
+    InjectionConfig linkerdRefusing =
+        ConfigLoader.fromYaml("injection: {imageAndUserOverrides: refuse}\n").engine().injection();
+    for (var c :
+        List.of(
+            Map.entry(istioRefusing, "sidecar.istio.io/proxyImage"),
+            Map.entry(linkerdRefusing, "config.linkerd.io/proxy-image"),
+            Map.entry(linkerdRefusing, "config.linkerd.io/proxy-version"),
+            Map.entry(linkerdRefusing, "config.linkerd.io/proxy-uid"),
+            Map.entry(linkerdRefusing, "config.linkerd.io/proxy-gid"))) {
+      assertThat(gate(c.getKey(), Map.of(c.getValue(), "v9")))
+          .as(c.getValue())
+          .hasValueSatisfying(
+              o ->
+                  assertThat(((Outcome.Refuse) o).message())
+                      .contains(c.getValue())
+                      .contains("'v9'")
+                      .contains("injection.imageAndUserOverrides: refuse"));
+    }
+    // what does not choose an image or user still applies under refuse
+    assertThat(gate(linkerdRefusing, Map.of("config.linkerd.io/proxy-log-level", "debug")))
+        .isEmpty();
   }
 
   @Test
