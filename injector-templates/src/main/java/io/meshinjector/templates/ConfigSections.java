@@ -58,12 +58,53 @@ final class ConfigSections {
             "trustDomain",
             "clusterNetworks",
             "defaultInboundPolicy",
-            "opaquePorts")) {
+            "opaquePorts",
+            "requireIdentityOnInboundPorts",
+            "inboundConnectTimeout",
+            "outboundConnectTimeout",
+            "inboundDiscoveryCacheUnusedTimeout",
+            "outboundDiscoveryCacheUnusedTimeout",
+            "shutdownGracePeriod",
+            "coresMaxRatio")) {
       s.text(k);
+    }
+    s.choice("logHTTPHeaders", Map.of("off", "off", "insecure", "insecure"));
+    s.choice("accessLog", Map.of("", "", "apache", "apache", "json", "json"));
+    for (String k :
+        List.of(
+            "enableShutdownEndpoint",
+            "metricsHostnameLabels",
+            "enableExternalProfiles",
+            "disableInboundProtocolDetectTimeout",
+            "disableOutboundProtocolDetectTimeout",
+            "isGateway")) {
+      s.bool(k);
     }
     if (s.integer("cores") < 1) {
       throw new ConfigException("config key '" + s.key("cores") + "' must be at least 1");
     }
+    if (s.integer("coresMax") < 0 || s.integer("waitBeforeExitSeconds") < 0) {
+      throw new ConfigException(
+          "config keys '"
+              + s.key("coresMax")
+              + "' and '"
+              + s.key("waitBeforeExitSeconds")
+              + "' must not be negative");
+    }
+    if (s.integer("gid") < -1) {
+      throw new ConfigException("config key '" + s.key("gid") + "' must be -1 (none) or a gid");
+    }
+    JsonNode env = s.raw("additionalEnv");
+    if (env == null || !env.isArray()) {
+      throw new ConfigException("config key '" + s.key("additionalEnv") + "' must be a list");
+    }
+    ConfigSection debug = s.section("debugContainer");
+    nonEmpty(debug, "image");
+    debug.text("version");
+    debug.choice(
+        "imagePullPolicy",
+        Map.of("", "", "Always", "Always", "IfNotPresent", "IfNotPresent", "Never", "Never"));
+    debug.done();
     JsonNode resources = s.raw("resources");
     if (resources == null || !resources.isObject()) {
       throw new ConfigException("config key '" + s.key("resources") + "' must be a map");

@@ -30,6 +30,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -127,6 +128,7 @@ public final class PodInjector {
             values);
     String proxyAs = proxy.container().getName();
     String redirectAs = redirect.container().getName();
+    RenderedTemplate debug = debugSidecar(decision, spec, values);
     if (Objects.equals(proxyAs, redirectAs)) {
       throw new TemplateException(
           "the proxy and the redirect container are both named '" + proxyAs + "'");
@@ -155,10 +157,21 @@ public final class PodInjector {
     Template.Values withInjected =
         InjectedMetadata.values(values, redirectAs, proxyAs, nativeSidecar, injectedVolumes);
     JsonNode metadata = renderings.rendered(config.templates().metadata(), withInjected).tree();
-    Map<String, String> annotations = InjectedMetadata.entries(metadata.get("annotations"));
-    annotations.put(
-        INJECTED_CONTAINERS,
-        String.join(",", ContainerLayout.injectedNames(spec, redirectAs, proxyAs, nativeSidecar)));
+    Map<String, String> annotations = new LinkedHashMap<>();
+    // the namespace's configuration annotations that apply, onto the pod, as Linkerd's injector
+    // writes them (the mesh CNI plugin reads its skip ports from the pod)
+    annotations.putAll(decision.overrides().inherited());
+    String opaque = values.get("pod.opaquePortsAnnotation").asText();
+    if (!opaque.isEmpty()) {
+      annotations.put(io.meshinjector.engine.linkerd.LinkerdAnnotation.OPAQUE_PORTS.key(), opaque);
+    }
+    annotations.putAll(InjectedMetadata.entries(metadata.get("annotations")));
+    List<String> injectedNames =
+        new ArrayList<>(ContainerLayout.injectedNames(spec, redirectAs, proxyAs, nativeSidecar));
+    if (debug != null) {
+      injectedNames.add(debug.container().getName());
+    }
+    annotations.put(INJECTED_CONTAINERS, String.join(",", injectedNames));
 
     PodPatch patch = new PodPatch(received);
     // first: these index the app's containers as received, before ours are inserted
@@ -171,8 +184,30 @@ public final class PodInjector {
       NodeAffinities.patchRequired(patch, spec.getAffinity(), plan.nodeConstraint());
     }
     ContainerLayout.insert(patch, redirect, proxy, nativeSidecar);
+    if (debug != null) {
+      patch.insert("containers", -1, List.of(debug.asIs()));
+    }
     patch.insert("volumes", -1, newVolumes);
     return new PatchResult(patch.ops());
+  }
+
+  /**
+   * Linkerd's debug sidecar, when the pod (or its namespace) asks for it and the mesh has one; null
+   * else, or when the pod already has a container of its name.
+   */
+  private RenderedTemplate debugSidecar(Decision decision, PodSpec spec, Template.Values values) {
+    Template t = config.templates().debug();
+    boolean asked =
+        decision
+            .overrides()
+            .value(io.meshinjector.engine.linkerd.LinkerdAnnotation.ENABLE_DEBUG_SIDECAR.key())
+            .map("true"::equals)
+            .orElse(false);
+    if (t == null || !asked) {
+      return null;
+    }
+    RenderedTemplate debug = renderings.rendered(t, values);
+    return hasName(spec, debug.container().getName()) ? null : debug;
   }
 
   /**

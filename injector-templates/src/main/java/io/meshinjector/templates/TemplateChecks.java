@@ -107,13 +107,18 @@ final class TemplateChecks {
 
   // A replaced template that names a value nobody sets fails here, at start-up, not on a pod.
   static void checkNames(Templates templates, Map<String, JsonNode> values, Set<String> render) {
-    for (Template t :
-        List.of(
-            templates.proxy(),
-            templates.proxyInit(),
-            templates.validator(),
-            templates.volumes(),
-            templates.metadata())) {
+    List<Template> all =
+        new java.util.ArrayList<>(
+            List.of(
+                templates.proxy(),
+                templates.proxyInit(),
+                templates.validator(),
+                templates.volumes(),
+                templates.metadata()));
+    if (templates.debug() != null) {
+      all.add(templates.debug());
+    }
+    for (Template t : all) {
       for (String n : t.names()) {
         if (!values.containsKey(n) && !TemplateConfig.isRenderValue(n, render)) {
           throw new ConfigException(

@@ -22,7 +22,8 @@ import java.util.Set;
  * ${proxy.ports.admin}}); {@link #values()} holds them plus the values derived from them.
  *
  * <p>{@link #proxyContainerName()} is the proxy template's container name, checked at load to equal
- * the engine's {@code injection.proxyContainerName}.
+ * the engine's {@code injection.proxyContainerName}. {@link #linkerdAnnotations()}: whether
+ * Linkerd's per-workload annotations apply ({@code injection.meshAnnotations: linkerd}).
  */
 public record TemplateConfig(
     Proxy proxy,
@@ -33,7 +34,8 @@ public record TemplateConfig(
     String injectorVersion,
     String proxyContainerName,
     Map<String, JsonNode> values,
-    Map<String, PodValue> podValues) {
+    Map<String, PodValue> podValues,
+    boolean linkerdAnnotations) {
 
   public TemplateConfig {
     Objects.requireNonNull(proxy, "proxy");
@@ -54,6 +56,7 @@ public record TemplateConfig(
 
   private static Set<String> renderValues(Map<String, PodValue> podValues) {
     Set<String> out = new java.util.HashSet<>(RENDER_VALUES);
+    out.addAll(ProxyValues.NAMES);
     podValues.keySet().forEach(n -> out.add(POD_VALUE + n));
     return out;
   }
@@ -138,13 +141,18 @@ public record TemplateConfig(
 
   public record ProxyAwait(String command, String timeout) {}
 
-  /** The parsed templates, built-in or replaced. */
+  /**
+   * The parsed templates, built-in or replaced.
+   *
+   * @param debug the debug sidecar a pod may ask for (Linkerd's); null where the mesh has none
+   */
   public record Templates(
       Template proxy,
       Template proxyInit,
       Template validator,
       Template volumes,
-      Template metadata) {}
+      Template metadata,
+      Template debug) {}
 
   /** The built-in defaults. */
   public static TemplateConfig defaults() {
@@ -178,8 +186,20 @@ public record TemplateConfig(
       TemplateChecks.checkDefault(e.getKey(), e.getValue(), values);
     }
     String proxyName = TemplateChecks.proxyContainerName(config, templates, values, render);
+    boolean linkerd =
+        config.engine().injection().meshAnnotations()
+            == io.meshinjector.engine.config.InjectionConfig.MeshAnnotations.LINKERD;
     return new TemplateConfig(
-        proxy, proxyInit, validator, proxyAwait, templates, version, proxyName, values, podValues);
+        proxy,
+        proxyInit,
+        validator,
+        proxyAwait,
+        templates,
+        version,
+        proxyName,
+        values,
+        podValues,
+        linkerd);
   }
 
   /** The values each render sets from the pod and the decision. */
@@ -234,6 +254,7 @@ public record TemplateConfig(
         version,
         proxyContainerName,
         v,
-        podValues);
+        podValues,
+        linkerdAnnotations);
   }
 }

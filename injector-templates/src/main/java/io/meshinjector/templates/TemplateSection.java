@@ -39,7 +39,17 @@ final class TemplateSection {
         template(t, "proxyInit", set + "proxy-init.yaml"),
         template(t, "validator", set + "validator.yaml"),
         template(t, "volumes", set + "volumes.yaml"),
-        template(t, "metadata", set + "metadata.yaml"));
+        template(t, "metadata", set + "metadata.yaml"),
+        set.isEmpty() ? template(t, "debug", "debug.yaml") : optional(t, "debug"));
+  }
+
+  /** A template the mesh has no built-in one of: the config's, or null. */
+  private static Template optional(ConfigSection s, String key) {
+    JsonNode given = s.raw(key);
+    if (given == null || given.isNull() || (given.isTextual() && given.asText().isBlank())) {
+      return null;
+    }
+    return template(s, key, null);
   }
 
   /** {@code templates.values}: a map of values the templates may use besides the sections'. */

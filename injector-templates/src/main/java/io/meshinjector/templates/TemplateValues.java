@@ -39,6 +39,7 @@ final class TemplateValues {
   private final Map<String, Template> podValueDefaults = new LinkedHashMap<>();
   private final AppProbeRewrite appProbes;
   private final String appProbesPodValue;
+  private final ProxyValues proxyValues;
 
   TemplateValues(TemplateConfig config) {
     this.config = config;
@@ -54,6 +55,7 @@ final class TemplateValues {
             probes.hookPath(),
             config.proxyContainerName());
     this.appProbesPodValue = config.appProbesPodValue();
+    this.proxyValues = new ProxyValues(config);
   }
 
   /** Whether each render sets the value, rather than the config. */
@@ -96,6 +98,7 @@ final class TemplateValues {
     // a label value holds at most 63 characters (Istio's canonical name of a long-named pod)
     local.put("owner.labelName", text(PodIdentity.labelValue(owner.name())));
     local.put("owner.apiVersion", text(PodIdentity.workloadApiVersion(pod, owner.kind())));
+    proxyValues.put(pod, plan, decision.overrides(), config.linkerdAnnotations(), local);
     Map<String, JsonNode> global = config.values();
     Template.Values base =
         name -> {
