@@ -194,6 +194,21 @@ public final class ExplainCommand implements Callable<Integer> {
         s.append("  node classes:\n");
         d.nodeClasses().forEach(c -> s.append("    - ").append(c).append('\n'));
       }
+      if (!d.overrides().isEmpty()) {
+        // the mesh's own configuration annotations that apply, and whose they are
+        s.append("  overrides:\n");
+        d.overrides()
+            .applied()
+            .forEach(
+                o ->
+                    s.append("    - ")
+                        .append(o.annotation())
+                        .append(": ")
+                        .append(o.written())
+                        .append(" (from the ")
+                        .append(o.source())
+                        .append(")\n"));
+      }
       if (!d.warnings().isEmpty()) {
         s.append("  warnings:\n");
         d.warnings().forEach(w -> s.append("    - ").append(w).append('\n'));
