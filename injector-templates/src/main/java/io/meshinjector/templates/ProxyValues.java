@@ -195,7 +195,7 @@ final class ProxyValues {
     String debugPull = text(local, "proxy.debugContainer.imagePullPolicy");
     local.put(
         "pod.debugImagePullPolicy",
-        F.textNode(debugPull.isEmpty() ? text(local, "proxy.imagePullPolicy") : debugPull));
+        F.textNode(debugPull.isEmpty() ? config.proxy().imagePullPolicy() : debugPull));
     local.put("pod.opaquePortsAnnotation", F.textNode(""));
     if (linkerd && overrides.value(LinkerdAnnotation.OPAQUE_PORTS.key()).isEmpty()) {
       defaultOpaquePorts(pod.getSpec(), local);
