@@ -142,7 +142,9 @@ class IstioCompatibilityTest {
             "prometheus-scrape.yaml",
             "prometheus-scrape2.yaml",
             "hello-probes-noProxyHoldApplication-ProxyConfig.yaml",
-            "truncate-canonical-name-custom-controller-pod.yaml")) {
+            "truncate-canonical-name-custom-controller-pod.yaml",
+            // sidecar.istio.io/proxyImage: the image of istio-proxy and istio-init both
+            "hello-proxy-override.yaml")) {
       out.add(c(in, Layout.NATIVE));
     }
     for (String w : List.of("hello", "cronjob", "daemonset", "job", "pod", "replicaset")) {
@@ -223,7 +225,6 @@ class IstioCompatibilityTest {
     NOT_COMPARED.put("custom-template.yaml", refused + "inject.istio.io/templates");
     NOT_COMPARED.put("sidecar-spire.yaml", refused + "inject.istio.io/templates (SPIRE)");
     NOT_COMPARED.put("proxy-override.yaml", ownProxy);
-    NOT_COMPARED.put("hello-proxy-override.yaml", refused + "sidecar.istio.io/proxyImage");
     NOT_COMPARED.put("proxy-override-args.yaml", ownProxy);
     NOT_COMPARED.put("proxy-override-runas.yaml", ownProxy);
     NOT_COMPARED.put("only-proxy-container.yaml", ownProxy);

@@ -126,6 +126,44 @@ class FlavourAnnotationsTest {
     assertThat(gate(ISTIO, good)).isEmpty();
   }
 
+  /**
+   * sidecar.istio.io/proxyImage must be an image reference with a repository path: istiod takes the
+   * annotation only when it contains "/" (and silently renders its own image otherwise), so a bare
+   * name is refused here rather than ignored; anything that is no reference is refused too.
+   */
+  @Test
+  void aProxyImageThatIsNoImageReferenceWithAPathIsRefused() {
+    for (String v :
+        List.of(
+            "proxyv2:1.28.0",
+            "x",
+            "",
+            "docker.io/istio/proxyv2:1.28.0 --privileged",
+            "docker.io/istio/proxyv2:1.28.0\n",
+            "docker.io/Istio/ProxyV2:1.28.0",
+            "docker.io/istio/proxyv2:",
+            "docker.io//proxyv2",
+            "docker.io/istio/proxyv2@sha256:abc")) {
+      assertThat(gate(ISTIO, Map.of("sidecar.istio.io/proxyImage", v)))
+          .as(v)
+          .hasValueSatisfying(
+              o ->
+                  assertThat(((Outcome.Refuse) o).message())
+                      .contains("annotation sidecar.istio.io/proxyImage")
+                      .contains("'" + v + "'"));
+    }
+    for (String v :
+        List.of(
+            "docker.io/istio/proxy2_debug:unittest",
+            "gcr.io/istio-testing/proxyv2:latest",
+            "istio/proxyv2",
+            "localhost:5000/mesh/proxyv2:1.28.0-distroless",
+            "registry.example/a/b/c__d/proxy-v2:1.28.0@sha256:"
+                + "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef")) {
+      assertThat(gate(ISTIO, Map.of("sidecar.istio.io/proxyImage", v))).as(v).isEmpty();
+    }
+  }
+
   @Test
   void theRefusalComesOnlyForPodsThatWouldBeInjected() {
     Pod hostNetwork =

@@ -29,8 +29,9 @@ import org.springframework.context.ConfigurableApplicationContext;
 /**
  * {@code serve} with {@code mesh: istio} over real TLS: the API server's reviews come back with
  * Istio-compatible pods (patches applied by Parsson), the layout invariants hold, re-injection
- * changes nothing, and Istio's own opt-out and refused annotations are honoured. The app's HTTP,
- * gRPC and TCP probes go through the agent unless the pod says {@code
+ * changes nothing, and Istio's own opt-out and refused annotations are honoured, {@code
+ * sidecar.istio.io/proxyImage} included (refused under {@code imageAndUserOverrides: refuse}). The
+ * app's HTTP, gRPC and TCP probes go through the agent unless the pod says {@code
  * sidecar.istio.io/rewriteAppHTTPProbers: "false"}, and the CNI path still meets Pod Security
  * {@code restricted}.
  */
@@ -41,11 +42,21 @@ class IstioServeTest {
   static HttpClient client;
   static URI mutate;
 
+  /** A running {@code serve} with its own config and TLS directory. */
+  record Server(ConfigurableApplicationContext context, HttpClient client, URI mutate) {}
+
   @BeforeAll
   static void serve() throws Exception {
-    Path tls = tmp.resolve("tls");
-    Path config = tmp.resolve("config.yaml");
-    Files.writeString(config, "mesh: istio\n");
+    Server s = start("default", "mesh: istio\n");
+    context = s.context();
+    client = s.client();
+    mutate = s.mutate();
+  }
+
+  static Server start(String name, String configYaml) throws Exception {
+    Path tls = tmp.resolve("tls-" + name);
+    Path config = tmp.resolve("config-" + name + ".yaml");
+    Files.writeString(config, configYaml);
     var cli = MeshInjector.commandLine();
     int code =
         cli.execute(
@@ -56,10 +67,13 @@ class IstioServeTest {
             "--config=" + config,
             "--cluster=" + Reviews.example("cluster.yaml"));
     assertThat(code).isZero();
-    context = ((ServeCommand) cli.getSubcommands().get("serve").getCommand()).context();
-    ServerPorts ports = context.getBean(ServerPorts.class);
-    mutate = URI.create("https://localhost:" + ports.https() + "/mutate");
-    client = Tls.client(tls.resolve("ca.crt"));
+    ConfigurableApplicationContext ctx =
+        ((ServeCommand) cli.getSubcommands().get("serve").getCommand()).context();
+    ServerPorts ports = ctx.getBean(ServerPorts.class);
+    return new Server(
+        ctx,
+        Tls.client(tls.resolve("ca.crt")),
+        URI.create("https://localhost:" + ports.https() + "/mutate"));
   }
 
   @AfterAll
@@ -70,6 +84,10 @@ class IstioServeTest {
   }
 
   private static JsonNode review(ObjectNode pod) throws Exception {
+    return review(client, mutate, pod);
+  }
+
+  private static JsonNode review(HttpClient client, URI mutate, ObjectNode pod) throws Exception {
     ObjectNode review = Reviews.podCreate("admission.k8s.io/v1", "shop", pod);
     HttpResponse<String> r =
         Tls.send(
@@ -172,15 +190,74 @@ class IstioServeTest {
     assertThat(optOut.path("allowed").asBoolean()).isTrue();
     assertThat(optOut.has("patch")).isFalse();
 
-    JsonNode refused = review(pod(Map.of("sidecar.istio.io/proxyImage", "evil/proxy:1")));
+    JsonNode refused = review(pod(Map.of("sidecar.istio.io/proxyImageType", "debug")));
     assertThat(refused.path("allowed").asBoolean()).isFalse();
-    assertThat(refused.at("/status/message").asText()).contains("sidecar.istio.io/proxyImage");
+    assertThat(refused.at("/status/message").asText()).contains("sidecar.istio.io/proxyImageType");
 
     JsonNode tproxy = review(pod(Map.of("sidecar.istio.io/interceptionMode", "TPROXY")));
     assertThat(tproxy.path("allowed").asBoolean()).isFalse();
     assertThat(tproxy.at("/status/message").asText())
         .contains("sidecar.istio.io/interceptionMode")
         .contains("TPROXY");
+  }
+
+  private static final String PROXY_IMAGE = "registry.example:5000/mesh/proxyv2:1.28.0-patched";
+
+  /**
+   * sidecar.istio.io/proxyImage, as istiod takes it: the image of istio-proxy and of istio-init
+   * (istiod's template gives the redirect container the annotation too), and nothing else.
+   */
+  @Test
+  void proxyImageIsTheImageOfTheProxyAndOfIstioInit() throws Exception {
+    ObjectNode pod = pod(Map.of("sidecar.istio.io/proxyImage", PROXY_IMAGE));
+    JsonNode response = review(pod);
+    assertThat(response.path("allowed").asBoolean()).isTrue();
+    ObjectNode injected = patched(pod, response);
+    assertThat(proxy(injected).path("image").asText()).isEqualTo(PROXY_IMAGE);
+    assertThat(named(injected.at("/spec/initContainers"), "istio-init").path("image").asText())
+        .isEqualTo(PROXY_IMAGE);
+    assertThat(named(injected.at("/spec/containers"), "checkout").path("image").asText())
+        .isEqualTo(pod.at("/spec/containers/0/image").asText());
+
+    // without it, the configured image
+    ObjectNode plain = pod(Map.of());
+    ObjectNode plainInjected = patched(plain, review(plain));
+    assertThat(proxy(plainInjected).path("image").asText())
+        .isEqualTo("docker.io/istio/proxyv2:1.28.0");
+
+    // a value istiod would not take (no repository path) refuses the pod, naming the annotation
+    JsonNode bare = review(pod(Map.of("sidecar.istio.io/proxyImage", "proxyv2:1.28.0")));
+    assertThat(bare.path("allowed").asBoolean()).isFalse();
+    assertThat(bare.at("/status/message").asText())
+        .contains("sidecar.istio.io/proxyImage")
+        .contains("'proxyv2:1.28.0'");
+  }
+
+  /** An operator who refuses image overrides gets a refusal naming the annotation and its value. */
+  @Test
+  void proxyImageIsRefusedUnderImageAndUserOverridesRefuse() throws Exception {
+    Server refusing = start("refuse", "mesh: istio\ninjection: {imageAndUserOverrides: refuse}\n");
+    try {
+      JsonNode r =
+          review(
+              refusing.client(),
+              refusing.mutate(),
+              pod(Map.of("sidecar.istio.io/proxyImage", PROXY_IMAGE)));
+      assertThat(r.path("allowed").asBoolean()).isFalse();
+      assertThat(r.has("patch")).isFalse();
+      assertThat(r.at("/status/message").asText())
+          .contains("sidecar.istio.io/proxyImage")
+          .contains("'" + PROXY_IMAGE + "'")
+          .contains("injection.imageAndUserOverrides: refuse");
+      // the same server still injects a pod that names no image
+      ObjectNode plain = pod(Map.of());
+      JsonNode ok = review(refusing.client(), refusing.mutate(), plain);
+      assertThat(ok.path("allowed").asBoolean()).isTrue();
+      assertThat(proxy(patched(plain, ok)).path("image").asText())
+          .isEqualTo("docker.io/istio/proxyv2:1.28.0");
+    } finally {
+      refusing.context().close();
+    }
   }
 
   /** The example pod with an HTTP liveness, a gRPC readiness and a TCP startup probe. */
