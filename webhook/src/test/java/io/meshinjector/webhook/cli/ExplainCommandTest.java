@@ -40,7 +40,9 @@ class ExplainCommandTest {
               "candidateCount",
               "nodeConstraint",
               "warnings",
-              "trace");
+              "trace",
+              // added with Linkerd's annotations: each that applies, and from where
+              "overrides");
     }
     JsonNode web = array.get(0);
     JsonNode checkout = array.get(1);

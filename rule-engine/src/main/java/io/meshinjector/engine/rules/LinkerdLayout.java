@@ -1,10 +1,10 @@
-package io.meshinjector.engine.linkerd;
+package io.meshinjector.engine.rules;
 
 import io.meshinjector.engine.decision.Annotations;
 import io.meshinjector.engine.decision.ConfigOverride;
 import io.meshinjector.engine.decision.ConfigOverrides;
 import io.meshinjector.engine.decision.TraceStep;
-import io.meshinjector.engine.rules.PodAnnotations;
+import io.meshinjector.engine.linkerd.LinkerdAnnotation;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
