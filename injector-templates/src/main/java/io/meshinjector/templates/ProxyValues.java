@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.node.IntNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
-import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPort;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodSpec;
@@ -17,6 +16,7 @@ import io.meshinjector.engine.decision.ConfigOverrides;
 import io.meshinjector.engine.decision.Plan;
 import io.meshinjector.engine.decision.ProxyPlacement;
 import io.meshinjector.engine.linkerd.LinkerdAnnotation;
+import io.meshinjector.engine.linkerd.LinkerdConfig;
 import io.meshinjector.engine.linkerd.Quantities;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -210,25 +210,9 @@ final class ProxyValues {
   private void defaultOpaquePorts(PodSpec spec, Map<String, JsonNode> local) {
     Set<String> defaults = Set.copyOf(Arrays.asList(text(local, "proxy.opaquePorts").split(",")));
     List<String> exposed = new ArrayList<>();
-    if (spec != null) {
-      List<Container> all = new ArrayList<>();
-      if (spec.getInitContainers() != null) {
-        all.addAll(spec.getInitContainers());
-      }
-      if (spec.getContainers() != null) {
-        all.addAll(spec.getContainers());
-      }
-      for (Container c : all) {
-        if (c == null || c.getPorts() == null) {
-          continue;
-        }
-        for (ContainerPort p : c.getPorts()) {
-          if (p != null
-              && p.getContainerPort() != null
-              && defaults.contains(p.getContainerPort().toString())) {
-            exposed.add(p.getContainerPort().toString());
-          }
-        }
+    for (ContainerPort p : LinkerdConfig.containerPorts(spec)) {
+      if (defaults.contains(p.getContainerPort().toString())) {
+        exposed.add(p.getContainerPort().toString());
       }
     }
     if (!exposed.isEmpty()) {

@@ -132,6 +132,20 @@ public final class LinkerdConfig {
   /** The pod's named container ports, init containers first, as Linkerd's GetNamedPorts. */
   private static Map<String, Integer> namedPorts(PodSpec spec) {
     Map<String, Integer> out = new HashMap<>();
+    for (ContainerPort p : containerPorts(spec)) {
+      if (p.getName() != null) {
+        out.put(p.getName(), p.getContainerPort());
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The ports of the pod's init containers, then its containers, that have a number: where Linkerd
+   * looks for named ports and for the default opaque ports a pod exposes.
+   */
+  public static List<ContainerPort> containerPorts(PodSpec spec) {
+    List<ContainerPort> out = new ArrayList<>();
     if (spec == null) {
       return out;
     }
@@ -147,8 +161,8 @@ public final class LinkerdConfig {
         continue;
       }
       for (ContainerPort p : c.getPorts()) {
-        if (p != null && p.getName() != null && p.getContainerPort() != null) {
-          out.put(p.getName(), p.getContainerPort());
+        if (p != null && p.getContainerPort() != null) {
+          out.add(p);
         }
       }
     }

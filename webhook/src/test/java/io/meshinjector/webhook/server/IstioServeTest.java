@@ -11,8 +11,6 @@ import io.meshinjector.webhook.support.Reviews;
 import io.meshinjector.webhook.support.Tls;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -88,21 +86,7 @@ class IstioServeTest {
   }
 
   private static JsonNode review(HttpClient client, URI mutate, ObjectNode pod) throws Exception {
-    ObjectNode review = Reviews.podCreate("admission.k8s.io/v1", "shop", pod);
-    HttpResponse<String> r =
-        Tls.send(
-            client,
-            HttpRequest.newBuilder(mutate)
-                .header("Content-Type", "application/json")
-                .POST(
-                    HttpRequest.BodyPublishers.ofByteArray(Reviews.JSON.writeValueAsBytes(review)))
-                .build(),
-            HttpResponse.BodyHandlers.ofString(),
-            () -> {});
-    assertThat(r.statusCode()).isEqualTo(200);
-    JsonNode response = Reviews.JSON.readTree(r.body()).path("response");
-    assertThat(response.path("uid").asText()).isEqualTo(review.at("/request/uid").asText());
-    return response;
+    return Reviews.post(client, mutate, Reviews.podCreate("admission.k8s.io/v1", "shop", pod));
   }
 
   private static ObjectNode patched(ObjectNode pod, JsonNode response) throws Exception {

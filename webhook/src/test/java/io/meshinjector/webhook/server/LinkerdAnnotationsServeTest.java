@@ -14,8 +14,6 @@ import io.meshinjector.webhook.support.Reviews;
 import io.meshinjector.webhook.support.Tls;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -80,19 +78,7 @@ class LinkerdAnnotationsServeTest {
   }
 
   private static JsonNode review(String namespace, ObjectNode pod) throws Exception {
-    ObjectNode review = Reviews.podCreate("admission.k8s.io/v1", namespace, pod);
-    HttpResponse<String> r =
-        Tls.send(
-            client,
-            HttpRequest.newBuilder(mutate)
-                .header("Content-Type", "application/json")
-                .POST(
-                    HttpRequest.BodyPublishers.ofByteArray(Reviews.JSON.writeValueAsBytes(review)))
-                .build(),
-            HttpResponse.BodyHandlers.ofString(),
-            () -> {});
-    assertThat(r.statusCode()).isEqualTo(200);
-    return Reviews.JSON.readTree(r.body()).path("response");
+    return Reviews.post(client, mutate, Reviews.podCreate("admission.k8s.io/v1", namespace, pod));
   }
 
   private static ObjectNode patched(ObjectNode pod, JsonNode response) throws Exception {

@@ -55,6 +55,30 @@ public final class Reviews {
     return review;
   }
 
+  /**
+   * Posts {@code review} to {@code mutate} over {@code client} as the API server does, and returns
+   * its {@code response} after checking the status and that the UID came back.
+   */
+  public static JsonNode post(
+      java.net.http.HttpClient client, java.net.URI mutate, ObjectNode review) throws Exception {
+    java.net.http.HttpResponse<String> r =
+        Tls.send(
+            client,
+            java.net.http.HttpRequest.newBuilder(mutate)
+                .header("Content-Type", "application/json")
+                .POST(
+                    java.net.http.HttpRequest.BodyPublishers.ofByteArray(
+                        JSON.writeValueAsBytes(review)))
+                .build(),
+            java.net.http.HttpResponse.BodyHandlers.ofString(),
+            () -> {});
+    org.assertj.core.api.Assertions.assertThat(r.statusCode()).isEqualTo(200);
+    JsonNode response = JSON.readTree(r.body()).path("response");
+    org.assertj.core.api.Assertions.assertThat(response.path("uid").asText())
+        .isEqualTo(review.at("/request/uid").asText());
+    return response;
+  }
+
   /** The example pod of examples/admission-review.json (checkout, RHEL pool, in shop). */
   public static ObjectNode examplePod() {
     return (ObjectNode)
