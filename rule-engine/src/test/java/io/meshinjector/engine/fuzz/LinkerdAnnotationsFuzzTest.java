@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.meshinjector.engine.decision.ConfigOverrides;
 import io.meshinjector.engine.linkerd.LinkerdAnnotation;
 import io.meshinjector.engine.linkerd.LinkerdConfig;
+import io.meshinjector.engine.linkerd.Quantities;
 import io.meshinjector.engine.linkerd.ValueFormat;
 import io.meshinjector.engine.linkerd.ValueFormat.Read;
 import io.meshinjector.fuzz.Fuzz;
@@ -165,7 +166,12 @@ class LinkerdAnnotationsFuzzTest {
             .isTrue();
       }
       if (f instanceof ValueFormat.Quantity q) {
-        // the canonical form is what the API server stores; reading it again must not move it
+        // the canonical form is what the API server stores: canonical itself (reading it again
+        // does not move it), and the same amount as the text it came from
+        Quantities.Quantity first = Quantities.parse(t.trim()).orElseThrow();
+        Quantities.Quantity again = Quantities.parse(ok.value()).orElseThrow();
+        assertThat(again.canonical()).as("%s canonical of %s", a, t).isEqualTo(ok.value());
+        assertThat(again.value()).as("%s amount of %s", a, t).isEqualByComparingTo(first.value());
         assertThat(q.read(ok.value(), NAMED)).as("%s re-read of %s", a, t).isEqualTo(ok);
       }
       if (f instanceof ValueFormat.Duration d) {
