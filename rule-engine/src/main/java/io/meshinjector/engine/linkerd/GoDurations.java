@@ -44,7 +44,7 @@ public final class GoDurations {
     BigDecimal total = BigDecimal.ZERO;
     while (i < s.length()) {
       int start = i;
-      while (i < s.length() && (Character.isDigit(s.charAt(i)) || s.charAt(i) == '.')) {
+      while (i < s.length() && (digit(s.charAt(i)) || s.charAt(i) == '.')) {
         i++;
       }
       String number = s.substring(start, i);
@@ -54,7 +54,7 @@ public final class GoDurations {
         return Optional.empty();
       }
       int unitStart = i;
-      while (i < s.length() && !Character.isDigit(s.charAt(i)) && s.charAt(i) != '.') {
+      while (i < s.length() && !digit(s.charAt(i)) && s.charAt(i) != '.') {
         i++;
       }
       Long unit = UNITS.get(s.substring(unitStart, i));
@@ -69,6 +69,14 @@ public final class GoDurations {
     }
     long nanos = total.setScale(0, RoundingMode.DOWN).longValueExact();
     return Optional.of(negative ? -nanos : nanos);
+  }
+
+  /**
+   * Go reads ASCII digits only; Character.isDigit would also take other scripts' (U+0663, U+FF11),
+   * and BigDecimal reads those too, so a value Linkerd refuses would apply here.
+   */
+  private static boolean digit(char c) {
+    return c >= '0' && c <= '9';
   }
 
   /**

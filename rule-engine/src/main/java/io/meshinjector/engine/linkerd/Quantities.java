@@ -61,9 +61,16 @@ public final class Quantities {
       format = Format.BINARY_SI;
       int power = java.util.Arrays.asList(BINARY_SUFFIX).indexOf(suffix);
       value = number.multiply(new BigDecimal(K1024.pow(power)));
-    } else if (suffix.startsWith("e") || suffix.startsWith("E")) {
+    } else if (suffix.length() > 1) {
+      // an exponent (e3, E-3); a lone E is the exa suffix, handled below
       format = Format.DECIMAL_EXPONENT;
-      int exp = Integer.parseInt(suffix.substring(1).replace("+", ""));
+      String digits = suffix.substring(1).replace("+", "");
+      // the pattern allows any number of digits: more than fit an int would throw, and
+      // Math.abs(Integer.MIN_VALUE) is negative; so at most three that are not leading zeros
+      if (digits.replaceFirst("^-?0*", "").length() > 3) {
+        return Optional.empty();
+      }
+      int exp = Integer.parseInt(digits);
       if (Math.abs(exp) > 100) {
         return Optional.empty();
       }

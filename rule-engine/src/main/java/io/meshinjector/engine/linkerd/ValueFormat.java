@@ -124,19 +124,57 @@ public sealed interface ValueFormat {
     }
   }
 
-  /** A number strictly between 0 and 1 (Linkerd's CPU ratio limit). */
+  /**
+   * A number strictly between 0 and 1 (Linkerd's CPU ratio limit), read as Linkerd reads it: Go's
+   * {@code ParseFloat} into a float64, so {@code 1e-400} is 0 there and refused, and written back
+   * as its chart writes that float64 ({@code %v}: {@code 0.1}, {@code 1e-05}). Reading it as an
+   * exact decimal instead accepted {@code 1e-999999999} and wrote it out with a billion zeros.
+   */
   record Ratio() implements ValueFormat {
+    /**
+     * Go's decimal float syntax, ASCII digits only. Inf and NaN are out of range anyway; Go's hex
+     * floats (0x1p-3) are refused here, a spelling nobody gives a CPU ratio.
+     */
+    private static final Pattern DECIMAL =
+        Pattern.compile("[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][+-]?[0-9]+)?");
+
     @Override
     public Read read(String text, Map<String, Integer> namedPorts) {
-      try {
-        BigDecimal d = new BigDecimal(text.trim());
-        if (d.signum() > 0 && d.compareTo(BigDecimal.ONE) < 0 && text.trim().length() < 32) {
-          return new Read.Ok(d.stripTrailingZeros().toPlainString());
+      String t = text.trim();
+      if (t.length() <= 1024 && DECIMAL.matcher(t).matches()) {
+        double d = Double.parseDouble(t);
+        if (d > 0.0 && d < 1.0) {
+          return new Read.Ok(goFloat(d));
         }
-      } catch (NumberFormatException e) {
-        // below
       }
       return new Read.Bad("a number greater than 0.0 and less than 1.0");
+    }
+
+    /**
+     * Go's {@code %v} of a float64 from 0 to 1: the fewest digits that read back to it (the closest
+     * such), in exponent form below 1e-4. Found by rounding, not Double.toString, whose digits are
+     * not always the fewest before Java 19.
+     */
+    static String goFloat(double d) {
+      BigDecimal exact = new BigDecimal(d);
+      BigDecimal shortest = exact;
+      for (int p = 1; p <= 17; p++) {
+        BigDecimal r = exact.round(new java.math.MathContext(p, java.math.RoundingMode.HALF_EVEN));
+        if (r.doubleValue() == d) {
+          shortest = r;
+          break;
+        }
+      }
+      shortest = shortest.stripTrailingZeros();
+      int exponent = shortest.precision() - shortest.scale() - 1;
+      if (exponent >= -4) {
+        return shortest.toPlainString();
+      }
+      String digits = shortest.unscaledValue().toString();
+      String mantissa =
+          digits.length() == 1 ? digits : digits.charAt(0) + "." + digits.substring(1);
+      int e = -exponent;
+      return mantissa + "e-" + (e < 10 ? "0" + e : Integer.toString(e));
     }
   }
 
@@ -192,9 +230,15 @@ public sealed interface ValueFormat {
    * 0 would keep the pod from starting; -1 for a gid, which means none.
    */
   record Id(long min) implements ValueFormat {
+    private static final Pattern ID = Pattern.compile("[+-]?[0-9]{1,11}");
+
     @Override
     public Read read(String text, Map<String, Integer> namedPorts) {
       String t = text.trim();
+      // Go's ParseInt reads ASCII digits only; Long.parseLong also reads other scripts' digits
+      if (!ID.matcher(t).matches()) {
+        return new Read.Bad("a whole number from " + min + " to " + Integer.MAX_VALUE);
+      }
       try {
         long v = Long.parseLong(t);
         if (v >= min && v <= Integer.MAX_VALUE && t.length() <= 11) {
