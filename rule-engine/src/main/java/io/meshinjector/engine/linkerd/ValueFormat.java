@@ -10,9 +10,10 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
- * How Linkerd's injector reads one annotation's text, and what it accepts. A value it would refuse
- * (or that would give a pod that cannot start) is {@link Read.Bad}; the caller ignores it and
- * warns.
+ * How Linkerd's injector reads one annotation's text, and what it accepts. Single values are read
+ * as Go's parsers read them, with no surrounding spaces; lists are split on commas and each item
+ * trimmed, as proxy-init and Linkerd's port parsers do. A value it would refuse (or that would give
+ * a pod that cannot start) is {@link Read.Bad}; the caller ignores it and warns.
  */
 public sealed interface ValueFormat {
 
@@ -43,7 +44,7 @@ public sealed interface ValueFormat {
   record Port() implements ValueFormat {
     @Override
     public Read read(String text, Map<String, Integer> namedPorts) {
-      return port(text.trim()).<Read>map(p -> new Read.Ok(Integer.toString(p))).orElse(BAD);
+      return port(text).<Read>map(p -> new Read.Ok(Integer.toString(p))).orElse(BAD);
     }
 
     private static final Read BAD = new Read.Bad("a port number from 1 to 65535");
@@ -116,7 +117,7 @@ public sealed interface ValueFormat {
   record Quantity() implements ValueFormat {
     @Override
     public Read read(String text, Map<String, Integer> namedPorts) {
-      return Quantities.parse(text.trim())
+      return Quantities.parse(text)
           .filter(q -> q.value().signum() >= 0)
           .<Read>map(q -> new Read.Ok(q.canonical()))
           .orElse(
@@ -140,7 +141,7 @@ public sealed interface ValueFormat {
 
     @Override
     public Read read(String text, Map<String, Integer> namedPorts) {
-      String t = text.trim();
+      String t = text; // Go's parsers take no surrounding spaces
       if (t.length() <= 1024 && DECIMAL.matcher(t).matches()) {
         double d = Double.parseDouble(t);
         if (d > 0.0 && d < 1.0) {
@@ -206,7 +207,7 @@ public sealed interface ValueFormat {
   record Duration(boolean millis) implements ValueFormat {
     @Override
     public Read read(String text, Map<String, Integer> namedPorts) {
-      return GoDurations.parse(text.trim())
+      return GoDurations.parse(text)
           .filter(n -> n >= 0)
           .<Read>map(n -> new Read.Ok(millis ? GoDurations.asMillis(n) : GoDurations.asSeconds(n)))
           .orElse(new Read.Bad("a duration such as 100ms, 1.5s or 2m"));
@@ -217,7 +218,7 @@ public sealed interface ValueFormat {
   record Seconds() implements ValueFormat {
     @Override
     public Read read(String text, Map<String, Integer> namedPorts) {
-      String t = text.trim();
+      String t = text;
       if (DIGITS.matcher(t).matches() && Long.parseLong(t) <= Integer.MAX_VALUE) {
         return new Read.Ok(Long.toString(Long.parseLong(t)));
       }
@@ -234,7 +235,7 @@ public sealed interface ValueFormat {
 
     @Override
     public Read read(String text, Map<String, Integer> namedPorts) {
-      String t = text.trim();
+      String t = text;
       // Go's ParseInt reads ASCII digits only; Long.parseLong also reads other scripts' digits
       if (!ID.matcher(t).matches()) {
         return new Read.Bad("a whole number from " + min + " to " + Integer.MAX_VALUE);
