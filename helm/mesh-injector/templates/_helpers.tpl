@@ -109,20 +109,43 @@ app.kubernetes.io/component: {{ .component }}
 {{- end -}}
 
 {{/*
-tls.selfManaged's lifetimes as {"ca": days, "cert": days}, checked. Both the install-time set and
+tls.selfManaged's lifetimes, checked: {"ca", "cert"} in whole days for the install-time set (minutes
+rounded up), and the config's caValidity, servingValidity, renewBeforeMinutes, overlapMinutes. Both the install-time set and
 the leader's renewals use them, so a serving cert longer than its CA is refused here rather than
 silently cut to the CA's end (genSignedCert) or refused by the webhook at start-up.
 */}}
 {{- define "mesh-injector.selfManagedValidityDays" -}}
-{{- $ca := int .Values.tls.selfManaged.caValidityDays -}}
-{{- $cert := int .Values.tls.selfManaged.certValidityDays -}}
+{{- $sm := .Values.tls.selfManaged -}}
+{{- $ca := int $sm.caValidityDays -}}
+{{- $cert := int $sm.certValidityDays -}}
 {{- if or (lt $ca 1) (lt $cert 1) -}}
 {{- fail (printf "tls.selfManaged.caValidityDays (%d) and certValidityDays (%d) must be at least 1" $ca $cert) -}}
 {{- end -}}
-{{- if gt $cert $ca -}}
+{{- $caMinutes := int (default 0 $sm.caValidityMinutes) -}}
+{{- $certMinutes := int (default 0 $sm.certValidityMinutes) -}}
+{{- if or (lt $caMinutes 0) (lt $certMinutes 0) -}}
+{{- fail (printf "tls.selfManaged.caValidityMinutes (%d) and certValidityMinutes (%d) must be 0 (use the days) or more" $caMinutes $certMinutes) -}}
+{{- end -}}
+{{- /* minutes when given, else the days; the install-time set lasts whole days, rounded up */ -}}
+{{- $caM := ternary $caMinutes (mul $ca 1440) (gt $caMinutes 0) -}}
+{{- $certM := ternary $certMinutes (mul $cert 1440) (gt $certMinutes 0) -}}
+{{- if and (gt $cert $ca) (eq $caMinutes 0) (eq $certMinutes 0) -}}
 {{- fail (printf "tls.selfManaged.certValidityDays (%d) must not be greater than caValidityDays (%d): a serving certificate cannot outlive the CA that signs it" $cert $ca) -}}
 {{- end -}}
-{{- dict "ca" $ca "cert" $cert | toJson -}}
+{{- if gt $certM $caM -}}
+{{- fail (printf "tls.selfManaged: the serving certificate's lifetime (%d minutes) must not be longer than the CA's (%d minutes): a serving certificate cannot outlive the CA that signs it" $certM $caM) -}}
+{{- end -}}
+{{- $renew := int (default 0 $sm.renewBeforeMinutes) -}}
+{{- $overlap := int (default 0 $sm.overlapMinutes) -}}
+{{- if or (lt $renew 0) (and (gt $renew 0) (ge $renew $certM)) -}}
+{{- fail (printf "tls.selfManaged.renewBeforeMinutes (%d) must be 0 (a third of the lifetime) or shorter than the serving certificate's lifetime (%d minutes)" $renew $certM) -}}
+{{- end -}}
+{{- if lt $overlap 0 -}}
+{{- fail (printf "tls.selfManaged.overlapMinutes (%d) must be 0 or more" $overlap) -}}
+{{- end -}}
+{{- $caText := ternary (printf "%dm" $caMinutes) (printf "%dd" $ca) (gt $caMinutes 0) -}}
+{{- $certText := ternary (printf "%dm" $certMinutes) (printf "%dd" $cert) (gt $certMinutes 0) -}}
+{{- dict "ca" (div (add $caM 1439) 1440) "cert" (div (add $certM 1439) 1440) "caValidity" $caText "servingValidity" $certText "renewBeforeMinutes" $renew "overlapMinutes" $overlap | toJson -}}
 {{- end -}}
 
 {{/*
@@ -153,9 +176,9 @@ silently loses to the chart.
 {{- fail (printf "config.webhook.tls.%s is set by the chart; use tls.mode / tls.secretName instead" $key) -}}
 {{- end -}}
 {{- end -}}
-{{- range $key := list "caValidity" "servingValidity" -}}
+{{- range $key := list "caValidity" "servingValidity" "renewBefore" "overlap" -}}
 {{- if hasKey $userTls $key -}}
-{{- fail (printf "config.webhook.tls.%s is set by the chart; use tls.selfManaged.caValidityDays / certValidityDays instead" $key) -}}
+{{- fail (printf "config.webhook.tls.%s is set by the chart; use tls.selfManaged (caValidityDays / certValidityDays, *Minutes, renewBeforeMinutes, overlapMinutes) instead" $key) -}}
 {{- end -}}
 {{- end -}}
 {{- if hasKey (dig "webhook" "cluster" dict $config) "labelLeaseName" -}}
@@ -168,8 +191,10 @@ silently loses to the chart.
       "webhookConfigurationName" (include "mesh-injector.webhookConfigurationName" .)
       "serviceName" (include "mesh-injector.serviceName" .)
       "leaseName" (include "mesh-injector.leaseName" .)
-      "caValidity" (printf "%dd" (int $lifetimes.ca))
-      "servingValidity" (printf "%dd" (int $lifetimes.cert)) -}}
+      "caValidity" $lifetimes.caValidity
+      "servingValidity" $lifetimes.servingValidity
+      "renewBefore" (ternary (printf "%dm" (int $lifetimes.renewBeforeMinutes)) "" (gt (int $lifetimes.renewBeforeMinutes) 0))
+      "overlap" (printf "%dm" (int $lifetimes.overlapMinutes)) -}}
 {{- $cluster := dict "labelLeaseName" (include "mesh-injector.labelLeaseName" .) -}}
 {{- $userServer := dig "webhook" "server" dict $config -}}
 {{- range $key := list "drainPeriod" "shutdownTimeout" -}}
@@ -178,7 +203,7 @@ silently loses to the chart.
 {{- end -}}
 {{- end -}}
 {{- $server := dict
-      "drainPeriod" (printf "%ds" (int .Values.shutdown.drainSeconds))
+      "drainPeriod" (printf "%ds" (include "mesh-injector.drainSeconds" . | int))
       "shutdownTimeout" (printf "%ds" (int .Values.shutdown.timeoutSeconds)) -}}
 {{- $owned := dict "webhook" (dict "tls" $tls "cluster" $cluster "server" $server) -}}
 {{- $merged := mergeOverwrite $config $owned -}}
@@ -203,5 +228,18 @@ The pod's termination grace: the preStop pause, the drain after SIGTERM, the tim
 get, and a margin for the JVM to exit; the kubelet kills the container when it runs out.
 */}}
 {{- define "mesh-injector.terminationGracePeriodSeconds" -}}
-{{- add (int .Values.shutdown.preStopSeconds) (int .Values.shutdown.drainSeconds) (int .Values.shutdown.timeoutSeconds) 5 -}}
+{{- add (int .Values.shutdown.preStopSeconds) (include "mesh-injector.drainSeconds" . | int) (int .Values.shutdown.timeoutSeconds) 5 -}}
+{{- end -}}
+
+{{/*
+The drain after SIGTERM: shutdown.drainSeconds, but never shorter than the kubelet takes to see
+/readyz answer 503 (readiness periodSeconds x failureThreshold, plus 2 s for the endpoints controller
+and kube-proxy). Until the kubelet marks the pod unready its endpoint stays "serving", and kube-proxy
+sends new connections to serving terminating endpoints whenever the Service has no ready one: a
+listener closed before that is a refused connection (seen on a real node during a rollout restart).
+*/}}
+{{- define "mesh-injector.drainSeconds" -}}
+{{- $r := .Values.probes.readiness -}}
+{{- $detect := add (mul (int (default 10 $r.periodSeconds)) (int (default 3 $r.failureThreshold))) 2 -}}
+{{- max (int .Values.shutdown.drainSeconds) $detect -}}
 {{- end -}}

@@ -195,6 +195,50 @@ class WebhookChartTest {
   }
 
   @Test
+  void lifetimesInMinutesReachTheLeaderAndTheInstallSetLastsWholeDays() throws IOException {
+    List<JsonNode> docs =
+        render(
+            t ->
+                t.set("tls.selfManaged.caValidityMinutes", 120)
+                    .set("tls.selfManaged.certValidityMinutes", 4)
+                    .set("tls.selfManaged.renewBeforeMinutes", 2)
+                    .set("tls.selfManaged.overlapMinutes", 1));
+    RotationState state = RotationState.fromData(decodedData(find(docs, "Secret", SECRET)));
+    // Helm's genCA and genSignedCert count whole days: the first set lasts one, rounded up
+    assertThat(lifetime(state.signer().certificate())).isEqualTo(Duration.ofDays(1));
+    assertThat(lifetime(state.set().certificate())).isEqualTo(Duration.ofDays(1));
+    JsonNode tls = configTree(docs).at("/webhook/tls");
+    assertThat(tls.path("servingValidity").asText()).isEqualTo("4m");
+    assertThat(tls.path("renewBefore").asText()).isEqualTo("2m");
+    RotationPolicy policy = leadersPolicy(docs);
+    assertThat(policy.caValidity()).isEqualTo(Duration.ofMinutes(120));
+    assertThat(policy.servingValidity()).isEqualTo(Duration.ofMinutes(4));
+    assertThat(policy.overlap()).isEqualTo(Duration.ofMinutes(1));
+    assertThat(policy.renewFraction()).isEqualTo(0.5);
+    // the leader replaces that day-long first cert as it would a 4-minute one issued with it, 2
+    // minutes before that one's end (issue counted as the project's own certificates are, 5
+    // minutes after a notBefore it backdates; Helm's is not, so 7 minutes after it)
+    X509Certificate first = state.set().certificate();
+    assertThat(policy.renewAt(first, policy.servingValidity()))
+        .isEqualTo(first.getNotBefore().toInstant().plus(Duration.ofMinutes(7)));
+
+    assertThatThrownBy(
+            () ->
+                render(
+                    t ->
+                        t.set("tls.selfManaged.certValidityMinutes", 4)
+                            .set("tls.selfManaged.renewBeforeMinutes", 4)))
+        .hasMessageContaining("tls.selfManaged.renewBeforeMinutes (4) must be 0");
+    assertThatThrownBy(
+            () ->
+                render(
+                    t ->
+                        t.set("tls.selfManaged.caValidityMinutes", 3)
+                            .set("tls.selfManaged.certValidityMinutes", 4)))
+        .hasMessageContaining("must not be longer than the CA's (3 minutes)");
+  }
+
+  @Test
   void aServingCertLongerThanItsCaIsRefused() throws IOException {
     assertThatThrownBy(
             () ->
@@ -241,6 +285,8 @@ class WebhookChartTest {
     assertThatThrownBy(() -> render(t -> t.set("config.webhook.tls.servingValidity", "10d")))
         .hasMessageContaining("config.webhook.tls.servingValidity is set by the chart")
         .hasMessageContaining("tls.selfManaged");
+    assertThatThrownBy(() -> render(t -> t.set("config.webhook.tls.renewBefore", "1m")))
+        .hasMessageContaining("config.webhook.tls.renewBefore is set by the chart");
   }
 
   /** The RotationPolicy the leader builds from the rendered config (TlsSettings.rotationPolicy). */
@@ -250,12 +296,24 @@ class WebhookChartTest {
             .tree()
             .at("/webhook/tls");
     RotationPolicy defaults = RotationPolicy.defaults();
+    Duration serving =
+        io.meshinjector.engine.config.ConfigSection.parseDuration(
+            tls.path("servingValidity").asText());
+    String renewBefore = tls.path("renewBefore").asText();
+    // as TlsSettings: an empty renewBefore is a third of the lifetime
+    double fraction =
+        renewBefore.isEmpty()
+            ? RotationPolicy.TWO_THIRDS
+            : 1.0
+                - (double)
+                        io.meshinjector.engine.config.ConfigSection.parseDuration(renewBefore)
+                            .toMillis()
+                    / serving.toMillis();
     return new RotationPolicy(
         io.meshinjector.engine.config.ConfigSection.parseDuration(tls.path("caValidity").asText()),
-        io.meshinjector.engine.config.ConfigSection.parseDuration(
-            tls.path("servingValidity").asText()),
-        defaults.renewFraction(),
-        defaults.overlap(),
+        serving,
+        fraction,
+        io.meshinjector.engine.config.ConfigSection.parseDuration(tls.path("overlap").asText()),
         defaults.keyType());
   }
 

@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -31,12 +32,38 @@ class WebhookShutdownChartTest {
     int preStop = container.at("/lifecycle/preStop/sleep/seconds").asInt();
     assertThat(preStop).isEqualTo(5);
     JsonNode server = config(docs).at("/webhook/server");
-    assertThat(server.path("drainPeriod").asText()).isEqualTo("5s");
+    // the readiness probe (every 5 s, 2 failures) sees /readyz 503 within 10 s of SIGTERM
+    assertThat(server.path("drainPeriod").asText()).isEqualTo("12s");
     assertThat(server.path("shutdownTimeout").asText()).isEqualTo("20s");
     assertThat(pod.path("terminationGracePeriodSeconds").asInt())
         .as("grace covers preStop + drain + in-flight timeout")
-        .isGreaterThanOrEqualTo(preStop + 5 + 20)
-        .isEqualTo(35);
+        .isGreaterThanOrEqualTo(preStop + 12 + 20)
+        .isEqualTo(42);
+  }
+
+  @Test
+  void theListenerOutlivesTheKubeletsReadinessOfThePod() throws IOException {
+    List<JsonNode> docs =
+        render(
+            t ->
+                t.set("probes.readiness.periodSeconds", 10)
+                    .set("probes.readiness.failureThreshold", 3)
+                    .set("shutdown.drainSeconds", 5));
+    JsonNode probe =
+        find(docs, "Deployment", FULLNAME).at("/spec/template/spec/containers/0/readinessProbe");
+    Duration drain =
+        io.meshinjector.engine.config.ConfigSection.parseDuration(
+            config(docs).at("/webhook/server/drainPeriod").asText());
+    assertThat(drain.toSeconds())
+        .as("the drain outlasts periodSeconds x failureThreshold of the rendered probe")
+        .isGreaterThan(
+            (long) probe.path("periodSeconds").asInt() * probe.path("failureThreshold").asInt());
+    // a longer drain asked for is kept
+    assertThat(
+            config(render(t -> t.set("shutdown.drainSeconds", 30)))
+                .at("/webhook/server/drainPeriod")
+                .asText())
+        .isEqualTo("30s");
   }
 
   @Test
@@ -49,8 +76,9 @@ class WebhookShutdownChartTest {
                     .set("shutdown.timeoutSeconds", 30));
     JsonNode pod = find(docs, "Deployment", FULLNAME).at("/spec/template/spec");
     assertThat(pod.at("/containers/0/lifecycle/preStop/sleep/seconds").asInt()).isEqualTo(10);
-    assertThat(pod.path("terminationGracePeriodSeconds").asInt()).isEqualTo(10 + 7 + 30 + 5);
-    assertThat(config(docs).at("/webhook/server/drainPeriod").asText()).isEqualTo("7s");
+    // 7 s asked for, 12 s the readiness probe needs
+    assertThat(pod.path("terminationGracePeriodSeconds").asInt()).isEqualTo(10 + 12 + 30 + 5);
+    assertThat(config(docs).at("/webhook/server/drainPeriod").asText()).isEqualTo("12s");
     assertThat(config(docs).at("/webhook/server/shutdownTimeout").asText()).isEqualTo("30s");
 
     JsonNode without =

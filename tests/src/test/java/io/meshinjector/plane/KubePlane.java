@@ -59,14 +59,24 @@ public final class KubePlane implements AutoCloseable {
   private final List<Process> processes = new ArrayList<>();
   private final String adminToken = UUID.randomUUID().toString();
   private final int apiPort;
+  private final PodNetwork podNetwork;
+  private final Map<String, String> componentTokens = new java.util.LinkedHashMap<>();
   private Path caCrt;
   private KubernetesClient admin;
 
-  private KubePlane(Path dir, Path bin) {
+  private KubePlane(Path dir, Path bin, PodNetwork podNetwork) {
     this.dir = dir;
     this.bin = bin;
     this.apiPort = freePort();
+    this.podNetwork = podNetwork;
   }
+
+  /**
+   * For a plane beside a real node: the address on the node's bridge where the API server is
+   * advertised (pods reach it through the {@code kubernetes} Service, which kube-proxy leads
+   * there), and the identities of the node's kubelet and of kube-proxy, as static tokens.
+   */
+  public record PodNetwork(String gateway, String nodeName) {}
 
   /** Where the shared binaries are, or why the real-plane tests cannot run here. */
   public static Optional<Path> sharedBinaries() {
@@ -80,9 +90,20 @@ public final class KubePlane implements AutoCloseable {
 
   /** Unpacks the binaries into {@code work/bin} (checking their SHA-256) and starts the plane. */
   public static KubePlane start(Path shared, Path work) throws Exception {
+    return start(shared, work, null);
+  }
+
+  /**
+   * A plane a real node's pods can reach: the API server listens on every address and advertises
+   * {@code podNetwork.gateway()}, so the endpoint reconciler publishes it behind the {@code
+   * kubernetes} Service (loopback may not be stored there); and the controller that publishes the
+   * configmap {@code openshift-service-ca.crt} runs, because this build's ServiceAccount plugin
+   * adds it to every pod's token volume and a kubelet cannot mount the token without it.
+   */
+  public static KubePlane start(Path shared, Path work, PodNetwork podNetwork) throws Exception {
     Path bin = unpack(shared, work.resolve("bin"));
     Path dir = Files.createTempDirectory(Files.createDirectories(work), "plane-");
-    KubePlane plane = new KubePlane(dir, bin);
+    KubePlane plane = new KubePlane(dir, bin, podNetwork);
     Runtime.getRuntime().addShutdownHook(new Thread(plane::kill));
     try {
       plane.boot();
@@ -103,7 +124,14 @@ public final class KubePlane implements AutoCloseable {
       }
     }
     for (String name :
-        List.of("etcd", "kube-apiserver", "kube-scheduler", "kube-controller-manager", "kubectl")) {
+        List.of(
+            "etcd",
+            "kube-apiserver",
+            "kube-scheduler",
+            "kube-controller-manager",
+            "kubectl",
+            "kubelet",
+            "kube-proxy")) {
       Path out = bin.resolve(name);
       String expected = sums.getOrDefault(name, sums.get(name + ".gz"));
       if (Files.isExecutable(out) && (expected == null || expected.equals(sha256(out)))) {
@@ -141,20 +169,21 @@ public final class KubePlane implements AutoCloseable {
     Files.createDirectories(dir.resolve("logs"));
     CertificateIssuer issuer = new CertificateIssuer();
     CertificateAuthority ca = issuer.newAuthority(Duration.ofDays(30), KeyType.RSA_2048);
+    List<String> names =
+        new ArrayList<>(
+            List.of(
+                "localhost",
+                "127.0.0.1",
+                "10.96.0.1",
+                "kubernetes",
+                "kubernetes.default",
+                "kubernetes.default.svc",
+                "kubernetes.default.svc.cluster.local"));
+    if (podNetwork != null) {
+      names.add(podNetwork.gateway());
+    }
     KeyedCertificate serving =
-        issuer.issueServing(
-            ca,
-            SubjectNames.of(
-                List.of(
-                    "localhost",
-                    "127.0.0.1",
-                    "10.96.0.1",
-                    "kubernetes",
-                    "kubernetes.default",
-                    "kubernetes.default.svc",
-                    "kubernetes.default.svc.cluster.local")),
-            Duration.ofDays(30),
-            KeyType.RSA_2048);
+        issuer.issueServing(ca, SubjectNames.of(names), Duration.ofDays(30), KeyType.RSA_2048);
     caCrt = write(pki.resolve("ca.crt"), ca.certificatePem());
     Path tlsCrt = write(pki.resolve("apiserver.crt"), Pem.certificate(serving.certificate()));
     Path tlsKey = write(pki.resolve("apiserver.key"), Pem.privateKey(serving.privateKey()));
@@ -169,10 +198,22 @@ public final class KubePlane implements AutoCloseable {
                 + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
                     .encodeToString(sa.getPublic().getEncoded())
                 + "\n-----END PUBLIC KEY-----\n");
-    Path tokens =
-        write(
-            pki.resolve("tokens.csv"),
+    StringBuilder tokenLines =
+        new StringBuilder(
             adminToken + "," + ADMIN_TOKEN_USER + ",plane-admin-uid,\"system:masters\"\n");
+    if (podNetwork != null) {
+      // the node's kubelet as the Node authorizer and NodeRestriction know it, and kube-proxy as
+      // the built-in binding system:node-proxier names it
+      componentTokens.put("kubelet", UUID.randomUUID().toString());
+      componentTokens.put("kube-proxy", UUID.randomUUID().toString());
+      tokenLines.append(
+          componentTokens.get("kubelet")
+              + ",system:node:"
+              + podNetwork.nodeName()
+              + ",kubelet-uid,\"system:nodes\"\n");
+      tokenLines.append(componentTokens.get("kube-proxy") + ",system:kube-proxy,kube-proxy-uid\n");
+    }
+    Path tokens = write(pki.resolve("tokens.csv"), tokenLines.toString());
     Path adminKubeconfig = adminKubeconfig();
 
     int etcdPort = freePort();
@@ -202,8 +243,8 @@ public final class KubePlane implements AutoCloseable {
             List.of(
                 bin.resolve("kube-apiserver").toString(),
                 "--etcd-servers=http://127.0.0.1:" + etcdPort,
-                "--bind-address=127.0.0.1",
-                "--advertise-address=127.0.0.1",
+                "--bind-address=" + (podNetwork == null ? "127.0.0.1" : "0.0.0.0"),
+                "--advertise-address=" + (podNetwork == null ? "127.0.0.1" : podNetwork.gateway()),
                 "--secure-port=" + apiPort,
                 "--tls-cert-file=" + tlsCrt,
                 "--tls-private-key-file=" + tlsKey,
@@ -214,7 +255,7 @@ public final class KubePlane implements AutoCloseable {
                 "--service-account-signing-key-file=" + saKey,
                 "--service-cluster-ip-range=10.96.0.0/16",
                 // loopback may not be stored in the default/kubernetes Endpoints
-                "--endpoint-reconciler-type=none",
+                "--endpoint-reconciler-type=" + (podNetwork == null ? "none" : "lease"),
                 "--authorization-mode=Node,RBAC",
                 // the default plugins (ServiceAccount, PodSecurity, the admission webhooks and
                 // policies, ...) and NodeRestriction, as kubeadm runs them
@@ -250,8 +291,11 @@ public final class KubePlane implements AutoCloseable {
                 "--secure-port=" + kcmPort,
                 "--leader-elect=false",
                 "--use-service-account-credentials=false",
-                // node-ipam needs pod CIDRs; the service-ca publisher is OpenShift's
-                "--controllers=*,-node-ipam-controller,-service-ca-certificate-publisher-controller",
+                // node-ipam needs pod CIDRs; the service-ca publisher is OpenShift's, needed only
+                // where a kubelet mounts tokens
+                podNetwork == null
+                    ? "--controllers=*,-node-ipam-controller,-service-ca-certificate-publisher-controller"
+                    : "--controllers=*,-node-ipam-controller",
                 // no kubelet renews the fake Nodes: never mark them NotReady
                 "--node-monitor-grace-period=87600h",
                 "--node-startup-grace-period=87600h",
@@ -313,6 +357,20 @@ public final class KubePlane implements AutoCloseable {
 
   public Path kubectl() {
     return bin.resolve("kubectl");
+  }
+
+  /** A kubeconfig for a component of the real node ({@code kubelet}, {@code kube-proxy}). */
+  public Path componentKubeconfig(String component) throws IOException {
+    String token = componentTokens.get(component);
+    if (token == null) {
+      throw new IllegalArgumentException(
+          "no identity for " + component + ": start the plane with a PodNetwork");
+    }
+    return kubeconfig(component, token);
+  }
+
+  public Path bin() {
+    return bin;
   }
 
   /** A kubeconfig holding {@code token}, for a process that runs as its ServiceAccount. */

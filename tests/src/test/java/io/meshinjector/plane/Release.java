@@ -75,6 +75,35 @@ public final class Release {
     return new Release(plane, name, namespace);
   }
 
+  /**
+   * The chart installed with {@code valuesFile} after the trust anchors, as {@code helm install -f
+   * trust-anchors.yaml -f valuesFile} does.
+   */
+  public static Release install(KubePlane plane, String name, String namespace, Path valuesFile) {
+    new Helm(chart())
+        .install()
+        .withName(name)
+        .withNamespace(namespace)
+        .createNamespace()
+        .withKubeConfig(plane.adminKubeconfigFile())
+        .withValuesFile(trustAnchors())
+        .withValuesFile(valuesFile)
+        .call();
+    return new Release(plane, name, namespace);
+  }
+
+  /** {@code helm upgrade -f trust-anchors.yaml -f valuesFile}. */
+  public void upgrade(Path valuesFile) {
+    new Helm(chart())
+        .upgrade()
+        .withName(name)
+        .withNamespace(namespace)
+        .withKubeConfig(plane.adminKubeconfigFile())
+        .withValuesFile(trustAnchors())
+        .withValuesFile(valuesFile)
+        .call();
+  }
+
   public void upgrade(Map<String, Object> values) {
     UpgradeCommand upgrade =
         new Helm(chart())

@@ -56,7 +56,7 @@ public final class RotationPlanner {
       return new RotationAction.RenewServing(servingProblem);
     }
 
-    Instant caRenewAt = policy.renewAt(signer.certificate());
+    Instant caRenewAt = policy.renewAt(signer.certificate(), policy.caValidity());
     if (!now.isBefore(caRenewAt)) {
       return new RotationAction.RolloverCa(
           "CA " + subject(signer.certificate()) + " passed its renewal time " + caRenewAt);
@@ -80,7 +80,7 @@ public final class RotationPlanner {
           "serving cert does not cover " + String.join(", ", missing));
     }
 
-    Instant servingRenewAt = policy.renewAt(serving);
+    Instant servingRenewAt = policy.renewAt(serving, policy.servingValidity());
     if (!now.isBefore(servingRenewAt)) {
       return new RotationAction.RenewServing(
           "serving cert passed its renewal time " + servingRenewAt);

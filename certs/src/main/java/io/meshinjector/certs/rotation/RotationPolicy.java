@@ -1,5 +1,6 @@
 package io.meshinjector.certs.rotation;
 
+import io.meshinjector.certs.CertificateIssuer;
 import io.meshinjector.certs.KeyType;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
@@ -63,11 +64,22 @@ public record RotationPolicy(
         KeyType.defaultType());
   }
 
-  /** The instant {@code renewFraction} of the cert's lifetime has passed. */
-  public Instant renewAt(X509Certificate certificate) {
-    Instant notBefore = certificate.getNotBefore().toInstant();
-    Duration lifetime = Duration.between(notBefore, certificate.getNotAfter().toInstant());
-    return notBefore.plus(scale(lifetime, renewFraction));
+  /**
+   * When the leader replaces {@code certificate}, made under this policy's {@code validity} (its
+   * {@link #caValidity} or {@link #servingValidity}): {@code (1 - renewFraction) x validity} before
+   * its end, counted from when it was issued rather than from its backdated notBefore (a share of
+   * the whole span would put a minutes-long certificate's renewal before its issue). A certificate
+   * that lives longer than {@code validity} now (the chart's first set, whose lifetime Helm counts
+   * in whole days, or one made before an operator shortened the lifetimes) ends, for this purpose,
+   * where one issued at the same time under {@code validity} would: it is replaced on the
+   * configured schedule, not on its own.
+   */
+  public Instant renewAt(X509Certificate certificate, Duration validity) {
+    Instant notAfter = certificate.getNotAfter().toInstant();
+    Instant configuredEnd =
+        certificate.getNotBefore().toInstant().plus(CertificateIssuer.BACKDATE).plus(validity);
+    Instant end = configuredEnd.isBefore(notAfter) ? configuredEnd : notAfter;
+    return end.minus(scale(validity, 1 - renewFraction));
   }
 
   private static Duration scale(Duration duration, double factor) {

@@ -42,19 +42,18 @@ class RotationPlannerTest {
     assertThat(outcome.servingCertificateChanged()).isTrue();
     assertThat(new CertificateValidator(clock).validate(state.set(), names).isValid()).isTrue();
     assertThat(state.caBundle()).containsExactly(state.signer().certificate());
-    assertThat(outcome.next().reviewAt()).isEqualTo(policy.renewAt(state.set().certificate()));
+    assertThat(outcome.next().reviewAt())
+        .isEqualTo(policy.renewAt(state.set().certificate(), policy.servingValidity()));
   }
 
   @Test
   void servingCertIsKeptBeforeTwoThirdsAndRenewedFromThen() {
     RotationState state = planner.reconcile(RotationState.empty()).state();
     X509Certificate serving = state.set().certificate();
-    Instant renewAt = policy.renewAt(serving);
-    Instant notBefore = serving.getNotBefore().toInstant();
-    assertThat(Duration.between(notBefore, renewAt))
-        .isEqualTo(
-            Duration.ofMillis(
-                Duration.between(notBefore, serving.getNotAfter().toInstant()).toMillis() * 2 / 3));
+    Instant renewAt = policy.renewAt(serving, policy.servingValidity());
+    // two thirds of the 30 days after it was issued (its notBefore is backdated)
+    Instant issued = serving.getNotBefore().toInstant().plus(CertificateIssuer.BACKDATE);
+    assertThat(Duration.between(issued, renewAt)).isEqualTo(Duration.ofDays(20));
 
     clock.set(renewAt.minusSeconds(1));
     assertThat(planner.plan(state)).isInstanceOf(RotationAction.Keep.class);
@@ -74,14 +73,52 @@ class RotationPlannerTest {
   }
 
   @Test
+  void aSetLongerLivedThanTheConfiguredLifetimesIsRenewedOnTheConfiguredSchedule() {
+    // the chart's first set lasts whole days (Helm counts days); the operator asked for minutes
+    RotationState dayLong = planner.reconcile(RotationState.empty()).state();
+    RotationPolicy minutes =
+        new RotationPolicy(
+            Duration.ofHours(2),
+            Duration.ofMinutes(4),
+            0.5,
+            Duration.ofMinutes(1),
+            KeyType.EC_P256);
+    RotationPlanner shortLived = new RotationPlanner(clock, minutes, names);
+    // issued at the clock's time (its notBefore is backdated): due 2 minutes later
+    Instant issued = clock.instant();
+    assertThat(minutes.renewAt(dayLong.set().certificate(), minutes.servingValidity()))
+        .isEqualTo(issued.plus(Duration.ofMinutes(2)));
+
+    clock.set(issued.plus(Duration.ofMinutes(2)).minusSeconds(1));
+    assertThat(shortLived.plan(dayLong)).isInstanceOf(RotationAction.Keep.class);
+    clock.set(issued.plus(Duration.ofMinutes(2)));
+    RotationAction action = shortLived.plan(dayLong);
+    assertThat(action).isInstanceOf(RotationAction.RenewServing.class);
+    RotationState renewed = shortLived.apply(action, dayLong);
+    assertThat(renewed.set().notAfter()).isEqualTo(clock.instant().plus(Duration.ofMinutes(4)));
+    // the renewed one settles: due 2 minutes after its own issue, not at once (the backdate)
+    assertThat(shortLived.plan(renewed)).isInstanceOf(RotationAction.Keep.class);
+    assertThat(minutes.renewAt(renewed.set().certificate(), minutes.servingValidity()))
+        .isEqualTo(clock.instant().plus(Duration.ofMinutes(2)));
+    // the 300-day CA is due at half of the configured 2 hours, not at half of its own lifetime
+    X509Certificate ca = renewed.signer().certificate();
+    assertThat(minutes.renewAt(ca, minutes.caValidity()))
+        .isEqualTo(
+            ca.getNotBefore()
+                .toInstant()
+                .plus(CertificateIssuer.BACKDATE)
+                .plus(Duration.ofHours(1)));
+  }
+
+  @Test
   void caRolloverPublishesBothCasAndDropsTheOldOneOnlyOnceNoServingCertFromItRemains() {
     RotationState state = planner.reconcile(RotationState.empty()).state();
     X509Certificate oldCa = state.signer().certificate();
     // keep the serving cert fresh up to the CA's renewal time, as the loop would
-    clock.set(policy.renewAt(oldCa).minus(Duration.ofDays(1)));
+    clock.set(policy.renewAt(oldCa, policy.caValidity()).minus(Duration.ofDays(1)));
     state = planner.apply(planner.plan(state), state);
     X509Certificate oldServing = state.set().certificate();
-    clock.set(policy.renewAt(oldCa));
+    clock.set(policy.renewAt(oldCa, policy.caValidity()));
 
     // 1. a new CA joins the bundle; the serving cert stays
     RotationAction rollover = planner.plan(state);
@@ -308,7 +345,7 @@ class RotationPlannerTest {
   @Test
   void stateSurvivesTheSecretDataFormWithTwoCas() {
     RotationState state = planner.reconcile(RotationState.empty()).state();
-    clock.set(policy.renewAt(state.signer().certificate()));
+    clock.set(policy.renewAt(state.signer().certificate(), policy.caValidity()));
     state = planner.reconcile(state).state();
     assertThat(state.caBundle()).hasSize(2);
 

@@ -2,6 +2,7 @@ package io.meshinjector.engine.probe;
 
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -85,6 +86,53 @@ public record KernelModules(
       String file = path.substring(path.lastIndexOf('/') + 1);
       int ko = file.indexOf(".ko");
       out.add(normalize(ko >= 0 ? file.substring(0, ko) : file));
+    }
+    return out;
+  }
+
+  /** The kernel config options that build each relevant module, as in the kernel's Kconfig. */
+  static final Map<String, String> CONFIG_OPTIONS =
+      Map.ofEntries(
+          Map.entry("CONFIG_NETFILTER_XTABLES", "x_tables"),
+          Map.entry("CONFIG_IP_NF_IPTABLES", IP_TABLES),
+          Map.entry("CONFIG_IP_NF_FILTER", "iptable_filter"),
+          Map.entry("CONFIG_IP_NF_NAT", IPTABLE_NAT),
+          Map.entry("CONFIG_IP_NF_MANGLE", "iptable_mangle"),
+          Map.entry("CONFIG_IP6_NF_IPTABLES", "ip6_tables"),
+          Map.entry("CONFIG_IP6_NF_NAT", "ip6table_nat"),
+          Map.entry("CONFIG_NF_TABLES", NF_TABLES),
+          Map.entry("CONFIG_NFT_NAT", "nft_chain_nat"),
+          Map.entry("CONFIG_NFT_COMPAT", "nft_compat"),
+          Map.entry("CONFIG_NF_NAT", "nf_nat"),
+          Map.entry("CONFIG_NF_CONNTRACK", "nf_conntrack"),
+          Map.entry("CONFIG_NETFILTER_XT_NAT", "xt_nat"),
+          Map.entry("CONFIG_NETFILTER_XT_TARGET_REDIRECT", "xt_REDIRECT"),
+          Map.entry("CONFIG_NETFILTER_XT_MATCH_OWNER", "xt_owner"),
+          Map.entry("CONFIG_NETFILTER_XT_MATCH_CONNTRACK", "xt_conntrack"),
+          Map.entry("CONFIG_NETFILTER_XT_MATCH_MULTIPORT", "xt_multiport"),
+          Map.entry("CONFIG_BRIDGE_NETFILTER", "br_netfilter"));
+
+  /**
+   * The relevant modules built into the kernel ({@code =y}) by its own config, {@code
+   * /proc/config.gz} (CONFIG_IKCONFIG_PROC), unpacked: what a kernel without loadable modules, and
+   * so without {@code /proc/modules} or a module tree, still says about its netfilter. {@code
+   * xt_tcpudp} is part of x_tables itself.
+   */
+  public static Set<String> parseKernelConfig(String text) {
+    Set<String> out = new LinkedHashSet<>();
+    for (String line : text.split("\n")) {
+      String t = line.strip();
+      int eq = t.indexOf('=');
+      if (t.startsWith("#") || eq < 0 || !t.substring(eq + 1).equals("y")) {
+        continue;
+      }
+      String module = CONFIG_OPTIONS.get(t.substring(0, eq));
+      if (module != null) {
+        out.add(normalize(module));
+      }
+    }
+    if (out.contains("x_tables")) {
+      out.add("xt_tcpudp");
     }
     return out;
   }

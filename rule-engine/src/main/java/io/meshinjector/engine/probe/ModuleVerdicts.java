@@ -53,6 +53,11 @@ public final class ModuleVerdicts {
    * cannot load them itself ("iptables who? (do you need to insmod?)").
    */
   public static Outcome legacy(KernelModules m, String kernel) {
+    // built in needs no module list: a kernel without loadable modules has none to read
+    if (m.isBuiltin(KernelModules.IP_TABLES) && m.isBuiltin(KernelModules.IPTABLE_NAT)) {
+      return new Outcome(
+          Verdict.AVAILABLE, "ip_tables and iptable_nat are built into kernel " + kernel);
+    }
     if (m.loaded() == null) {
       return Outcome.unknown("cannot tell which modules are loaded: " + m.loadedProblem());
     }

@@ -11,12 +11,17 @@ import io.meshinjector.engine.probe.ProbeOptions;
 import io.meshinjector.engine.probe.ProbeReport;
 import io.meshinjector.engine.probe.ProbeVerdicts;
 import io.meshinjector.engine.probe.Selinux;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.zip.GZIPInputStream;
 
 /**
  * Measures one node from its file system mounted at a host root: reads the host's files, hands
@@ -36,6 +41,11 @@ public final class HostProbe {
    * would then keep the probe pod from starting on exactly the nodes it should describe.
    */
   public static final Path OWN_ROOT = Path.of("/");
+
+  /** The kernel's own config (CONFIG_IKCONFIG_PROC), not namespaced either. */
+  static final String KERNEL_CONFIG = "/proc/config.gz";
+
+  private static final int MAX_KERNEL_CONFIG = 4 * 1024 * 1024;
 
   private final HostRoot host;
   private final HostRoot kernelFallback;
@@ -187,6 +197,15 @@ public final class HostProbe {
       builtin = KernelModules.parseModuleList(host.read(dir + "/modules.builtin"));
     } catch (HostReadException e) {
       builtinProblem = e.getMessage();
+      // a kernel built without loadable modules has no module tree and no /proc/modules, so
+      // without this every iptables verdict stayed unknown on it; its own config, when it carries
+      // one, says what is built in
+      try {
+        builtin = KernelModules.parseKernelConfig(kernelConfig());
+        builtinProblem = null;
+      } catch (HostReadException config) {
+        builtinProblem += "; " + config.getMessage();
+      }
     }
     Set<String> tree = null;
     String treeProblem = null;
@@ -196,6 +215,29 @@ public final class HostProbe {
       treeProblem = e.getMessage();
     }
     return new KernelModules(loaded, loadedProblem, builtin, builtinProblem, tree, treeProblem);
+  }
+
+  /** {@code /proc/config.gz}, unpacked (at most {@value #MAX_KERNEL_CONFIG} bytes). */
+  private String kernelConfig() throws HostReadException {
+    byte[] packed;
+    try {
+      packed = host.readBytes(KERNEL_CONFIG);
+    } catch (HostReadException e) {
+      if (kernelFallback == null || !e.missing()) {
+        throw e;
+      }
+      packed = kernelFallback.readBytes(KERNEL_CONFIG);
+    }
+    try (InputStream in = new GZIPInputStream(new ByteArrayInputStream(packed))) {
+      byte[] text = in.readNBytes(MAX_KERNEL_CONFIG + 1);
+      if (text.length > MAX_KERNEL_CONFIG) {
+        throw new HostReadException(
+            KERNEL_CONFIG + " unpacks to more than " + MAX_KERNEL_CONFIG + " bytes", false);
+      }
+      return new String(text, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new HostReadException(KERNEL_CONFIG + " is not gzip: " + e.getMessage(), false);
+    }
   }
 
   /**

@@ -157,6 +157,11 @@ final class HostRoot {
 
   /** Reads a host text file (UTF-8; malformed bytes are replaced rather than failing). */
   String read(String hostPath) throws HostReadException {
+    return new String(readBytes(hostPath), StandardCharsets.UTF_8);
+  }
+
+  /** Reads a host file's bytes (at most {@code MAX_FILE_BYTES}). */
+  byte[] readBytes(String hostPath) throws HostReadException {
     Resolved r = resolve(hostPath);
     try {
       if (r.attributes().isDirectory()) {
@@ -166,7 +171,7 @@ final class HostRoot {
         throw new HostReadException(
             hostPath + " is larger than " + MAX_FILE_BYTES + " bytes", false);
       }
-      return new String(Files.readAllBytes(r.real()), StandardCharsets.UTF_8);
+      return Files.readAllBytes(r.real());
     } catch (IOException e) {
       throw new HostReadException(describe(hostPath, e), e instanceof NoSuchFileException);
     }

@@ -26,7 +26,9 @@ public record TlsSettings(
     Duration resyncPeriod,
     Duration expiryWarning,
     Duration caValidity,
-    Duration servingValidity) {
+    Duration servingValidity,
+    Duration renewBefore,
+    Duration overlap) {
 
   public static final String DEFAULT_NAMESPACE = "mesh-injector";
 
@@ -44,18 +46,33 @@ public record TlsSettings(
     if (caValidity.compareTo(servingValidity) < 0) {
       throw new ConfigException(
           "config key 'webhook.tls.servingValidity' ("
-              + servingValidity.toDays()
-              + "d) must not be longer than 'webhook.tls.caValidity' ("
-              + caValidity.toDays()
-              + "d): a serving cert cannot outlive the CA that signs it");
+              + text(servingValidity)
+              + ") must not be longer than 'webhook.tls.caValidity' ("
+              + text(caValidity)
+              + "): a serving cert cannot outlive the CA that signs it");
+    }
+    Objects.requireNonNull(renewBefore, "renewBefore");
+    if (renewBefore.isNegative()
+        || renewBefore.isZero()
+        || renewBefore.compareTo(servingValidity) >= 0) {
+      throw new ConfigException(
+          "config key 'webhook.tls.renewBefore' ("
+              + text(renewBefore)
+              + ") must be longer than 0 and shorter than 'webhook.tls.servingValidity' ("
+              + text(servingValidity)
+              + ")");
+    }
+    if (overlap == null || overlap.isNegative()) {
+      throw new ConfigException("config key 'webhook.tls.overlap' must be 0s or longer");
     }
     try {
       // the parameters, not the accessors: fields are assigned only after this body
-      policy(caValidity, servingValidity);
+      policy(caValidity, servingValidity, renewBefore, overlap);
     } catch (IllegalArgumentException e) {
       // checked at start-up, not when a replica first leads, so a bad value never waits for that
       throw new ConfigException(
-          "config keys 'webhook.tls.caValidity' / 'webhook.tls.servingValidity': "
+          "config keys 'webhook.tls.caValidity' / 'webhook.tls.servingValidity' /"
+              + " 'webhook.tls.renewBefore' / 'webhook.tls.overlap': "
               + e.getMessage());
     }
   }
@@ -67,6 +84,7 @@ public record TlsSettings(
   /** {@code podNamespace} null or blank means {@value #DEFAULT_NAMESPACE}. */
   public static TlsSettings from(MeshConfig config, String podNamespace) {
     ConfigSection s = config.section("webhook").section("tls");
+    Duration servingValidity = s.duration("servingValidity");
     TlsSettings settings =
         new TlsSettings(
             s.choice("mode", TlsMode.byId()),
@@ -78,24 +96,32 @@ public record TlsSettings(
             s.duration("resyncPeriod"),
             s.duration("expiryWarning"),
             s.duration("caValidity"),
-            s.duration("servingValidity"));
+            servingValidity,
+            s.text("renewBefore").isBlank()
+                ? servingValidity.dividedBy(3)
+                : s.duration("renewBefore"),
+            s.duration("overlap"));
     s.done();
     return settings;
   }
 
-  /** The self-managed leader's lifetimes; renewal share, overlap and key type stay the defaults. */
+  /**
+   * The self-managed leader's lifetimes, renewal point and overlap; the key type stays the default.
+   * {@code renewBefore} is said of the serving cert; the CA is renewed at the same share of its own
+   * lifetime (a third before its end by default, as before the key existed).
+   */
   public RotationPolicy rotationPolicy() {
-    return policy(caValidity, servingValidity);
+    return policy(caValidity, servingValidity, renewBefore, overlap);
   }
 
-  private static RotationPolicy policy(Duration caValidity, Duration servingValidity) {
-    RotationPolicy defaults = RotationPolicy.defaults();
+  private static RotationPolicy policy(
+      Duration caValidity, Duration servingValidity, Duration renewBefore, Duration overlap) {
+    double renewFraction =
+        servingValidity.equals(renewBefore.multipliedBy(3))
+            ? RotationPolicy.TWO_THIRDS
+            : 1.0 - (double) renewBefore.toMillis() / servingValidity.toMillis();
     return new RotationPolicy(
-        caValidity,
-        servingValidity,
-        defaults.renewFraction(),
-        defaults.overlap(),
-        defaults.keyType());
+        caValidity, servingValidity, renewFraction, overlap, RotationPolicy.defaults().keyType());
   }
 
   /** The Service's four DNS names in this namespace, which every issued serving cert covers. */
@@ -130,6 +156,21 @@ public record TlsSettings(
         + secretName
         + " mutatingwebhookconfiguration="
         + webhookConfigurationName;
+  }
+
+  /** A duration as the config writes it: 90d, 4m, 30s. */
+  static String text(Duration d) {
+    long seconds = d.toSeconds();
+    if (seconds % 86400 == 0) {
+      return seconds / 86400 + "d";
+    }
+    if (seconds % 3600 == 0) {
+      return seconds / 3600 + "h";
+    }
+    if (seconds % 60 == 0) {
+      return seconds / 60 + "m";
+    }
+    return seconds + "s";
   }
 
   private static void notBlank(String key, String value) {

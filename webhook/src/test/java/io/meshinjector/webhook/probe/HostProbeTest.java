@@ -185,7 +185,7 @@ class HostProbeTest {
                     "missingModules", "",
                     "hostIptables", "legacy",
                     "hostBinaries", "iptables"),
-                "loaded or built in",
+                "ip_tables and iptable_nat are built into kernel 6.6.29-talos",
                 "nf_tables is built into kernel 6.6.29-talos"))
         .map(Arguments::of);
   }
@@ -280,5 +280,56 @@ class HostProbeTest {
     assertThat(facts(withFallback).get("reason.iptables-legacy"))
         .isEqualTo(facts(without).get("reason.iptables-legacy"))
         .contains("/proc/modules");
+  }
+
+  /**
+   * A kernel built without loadable modules (CONFIG_MODULES unset, netfilter built in, as on the
+   * real node of the suite's RealNodeIT): no /proc/modules, no module tree, but its own config in
+   * /proc/config.gz, read from the probe's own /proc, says both backends are there.
+   */
+  @org.junit.jupiter.api.Test
+  void aKernelWithoutModulesIsReadFromItsOwnConfig(@TempDir Path own) throws java.io.IOException {
+    HostFixture host = HostFixture.rhel810(root);
+    java.nio.file.Files.delete(host.at("/proc/modules"));
+    java.nio.file.Files.delete(host.at("/lib/modules/" + HostFixture.RHEL_KERNEL + "/modules.dep"));
+    java.nio.file.Files.delete(
+        host.at("/lib/modules/" + HostFixture.RHEL_KERNEL + "/modules.builtin"));
+    Path config = java.nio.file.Files.createDirectories(own.resolve("proc")).resolve("config.gz");
+    try (var out =
+        new java.util.zip.GZIPOutputStream(java.nio.file.Files.newOutputStream(config))) {
+      out.write(
+          ("# CONFIG_MODULES is not set\nCONFIG_NETFILTER_XTABLES=y\nCONFIG_IP_NF_IPTABLES=y\n"
+                  + "CONFIG_IP_NF_NAT=y\nCONFIG_NF_TABLES=y\nCONFIG_NFT_NAT=y\n"
+                  + "CONFIG_NFT_COMPAT=m\n")
+              .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    ProbeReport report =
+        HostProbe.withKernelFallback(root, ProbeOptions.defaults(), null, own).probe(NOW);
+
+    assertThat(verdict(report, IPTABLES_LEGACY)).isEqualTo(AVAILABLE);
+    assertThat(verdict(report, IPTABLES_NFT)).isEqualTo(AVAILABLE);
+    assertThat(facts(report).get("builtinModules"))
+        .contains("ip_tables")
+        .contains("iptable_nat")
+        .contains("nf_tables")
+        .doesNotContain("nft_compat");
+  }
+
+  @org.junit.jupiter.api.Test
+  void withoutAKernelConfigEitherTheBuiltInModulesStayUnknownAndSayWhy(@TempDir Path own)
+      throws java.io.IOException {
+    HostFixture host = HostFixture.rhel810(root);
+    java.nio.file.Files.delete(host.at("/proc/modules"));
+    java.nio.file.Files.delete(
+        host.at("/lib/modules/" + HostFixture.RHEL_KERNEL + "/modules.builtin"));
+
+    ProbeReport report =
+        HostProbe.withKernelFallback(root, ProbeOptions.defaults(), null, own).probe(NOW);
+
+    assertThat(facts(report).get("builtinModules"))
+        .startsWith("unknown")
+        .contains("modules.builtin")
+        .contains("/proc/config.gz");
   }
 }

@@ -93,7 +93,9 @@ class UnreadableHostTest {
     assertThat(report.status().facts())
         .containsEntry(
             "builtinModules",
-            "unknown (/lib/modules/" + RHEL_KERNEL + "/modules.builtin does not exist)");
+            "unknown (/lib/modules/"
+                + RHEL_KERNEL
+                + "/modules.builtin does not exist; /proc/config.gz does not exist)");
     assertThat(report.status().facts().get("reason.iptables-legacy"))
         .startsWith("ip_tables, iptable_nat not loaded, and whether it is built in cannot be read");
   }

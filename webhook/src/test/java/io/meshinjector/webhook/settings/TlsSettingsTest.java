@@ -65,6 +65,39 @@ class TlsSettingsTest {
   }
 
   @Test
+  void lifetimesRenewalPointAndOverlapGoDownToMinutes() {
+    RotationPolicy policy =
+        TlsSettings.from(
+                ConfigLoader.fromYaml(
+                    "webhook:\n  tls:\n    caValidity: 2h\n    servingValidity: 4m\n"
+                        + "    renewBefore: 1m\n    overlap: 30s\n"),
+                null)
+            .rotationPolicy();
+    assertThat(policy.servingValidity()).isEqualTo(Duration.ofMinutes(4));
+    assertThat(policy.renewFraction()).isEqualTo(0.75);
+    assertThat(policy.overlap()).isEqualTo(Duration.ofSeconds(30));
+
+    assertThatThrownBy(
+            () ->
+                TlsSettings.from(
+                    ConfigLoader.fromYaml(
+                        "webhook:\n  tls:\n    servingValidity: 4m\n    renewBefore: 4m\n"),
+                    null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("'webhook.tls.renewBefore' (4m) must be longer than 0 and shorter");
+    // the old cert must outlive the overlap after its replacement
+    assertThatThrownBy(
+            () ->
+                TlsSettings.from(
+                    ConfigLoader.fromYaml(
+                        "webhook:\n  tls:\n    servingValidity: 4m\n    renewBefore: 1m\n"
+                            + "    overlap: 2m\n"),
+                    null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("overlap");
+  }
+
+  @Test
   void aServingCertLongerThanItsCaIsRefusedAtStartUp() {
     assertThatThrownBy(
             () ->

@@ -1,0 +1,787 @@
+package io.meshinjector.realplane;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhook;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.meshinjector.certs.CertificateIssuer;
+import io.meshinjector.certs.Pem;
+import io.meshinjector.plane.Await;
+import io.meshinjector.plane.Cli;
+import io.meshinjector.plane.EndpointTimeline;
+import io.meshinjector.plane.FakeNodes;
+import io.meshinjector.plane.KubePlane;
+import io.meshinjector.plane.PodBurst;
+import io.meshinjector.plane.RealNode;
+import io.meshinjector.plane.RealNodePlane;
+import io.meshinjector.plane.Release;
+import io.meshinjector.plane.ServedCertificate;
+import io.meshinjector.plane.StandInImage;
+import io.meshinjector.plane.Workloads;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The chart installed with Helm as a user installs it, its pods run by a real kubelet on a real
+ * node ({@link RealNode}), the webhook reached by the API server through its Service (kube-proxy's
+ * rules), on the chart's defaults: self-managed TLS, {@code failurePolicy: Fail} for the namespaces
+ * that opted in. Only the image's pull policy, the trust anchors, where the webhook's and the
+ * probe's pods may run (the real node: the fake Nodes beside it have no kubelet) and, for the
+ * rotation, the certificate's lifetimes differ from the chart's defaults.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class RealNodeIT {
+  @RegisterExtension static final RealNodePlane PLANE = new RealNodePlane();
+
+  static final String NS = "mesh-injector";
+  static final String SHOP = "shop";
+  static final Map<String, String> ON_FAKE_NODES = Map.of("pool", "rhel");
+
+  static KubernetesClient admin;
+  static Release release;
+
+  static Duration installToReady;
+
+  @BeforeAll
+  static void install() throws Exception {
+    KubePlane plane = PLANE.plane();
+    admin = plane.admin();
+    for (String name : List.of("rhel-1", "rhel-2")) {
+      FakeNodes.create(admin, name, FakeNodes.Shape.of(FakeNodes.RHEL8, "v1.32.6", ON_FAKE_NODES));
+    }
+    long start = System.nanoTime();
+    release = Release.install(plane, "mesh-injector", NS, values());
+    awaitReplicasReady(Duration.ofMinutes(3));
+    installToReady = Duration.ofNanos(System.nanoTime() - start);
+    System.out.printf(
+        "RealNodeIT: the webhook's replicas Ready on %s %d ms after helm install returned%n",
+        RealNode.NAME, installToReady.toMillis());
+    Workloads.namespace(admin, SHOP, Map.of("inject", "enabled"), Map.of());
+    Workloads.awaitInjectionLabel(admin, SHOP, Duration.ofSeconds(60));
+  }
+
+  /** The certificate's lifetimes in minutes, from the rotation test on. */
+  static boolean shortLivedCertificates;
+
+  /** The probe's active check, from the probe test on. */
+  static boolean activeCheck;
+
+  /**
+   * The only values this suite sets besides the trust anchors: the image is imported, never pulled;
+   * the webhook's and the probe's pods run on the real node; and what the tests so far changed
+   * (each {@code helm upgrade} starts again from the chart's defaults, as without {@code
+   * --reuse-values}).
+   */
+  static Path values() throws java.io.IOException {
+    String yaml =
+        "image:\n"
+            + "  pullPolicy: Never\n"
+            + "nodeSelector:\n"
+            + "  kubernetes.io/hostname: "
+            + RealNode.NAME
+            + "\n"
+            + "probe:\n"
+            + "  nodeSelector:\n"
+            + "    kubernetes.io/hostname: "
+            + RealNode.NAME
+            + "\n"
+            + (activeCheck ? "  activeCheck:\n    enabled: true\n" : "")
+            + (shortLivedCertificates
+                // a 3-minute serving cert renewed 2 minutes before its end: every minute
+                ? "tls:\n"
+                    + "  selfManaged:\n"
+                    + "    caValidityMinutes: 120\n"
+                    + "    certValidityMinutes: 3\n"
+                    + "    renewBeforeMinutes: 2\n"
+                    + "    overlapMinutes: 1\n"
+                : "");
+    return java.nio.file.Files.writeString(
+        PLANE.dir("values").resolve("values-" + System.nanoTime() + ".yaml"), yaml);
+  }
+
+  static Deployment webhookDeployment() {
+    return admin.apps().deployments().inNamespace(NS).withName(release.fullname()).get();
+  }
+
+  static List<Pod> webhookPods() {
+    return admin
+        .pods()
+        .inNamespace(NS)
+        .withLabel("app.kubernetes.io/component", "webhook")
+        .list()
+        .getItems();
+  }
+
+  static void awaitReplicasReady(Duration limit) {
+    Await.until(
+        "the webhook Deployment's replicas Ready and updated",
+        limit,
+        () -> {
+          Deployment d = webhookDeployment();
+          return d != null
+              && d.getStatus() != null
+              && d.getStatus().getObservedGeneration() != null
+              && d.getStatus().getObservedGeneration() >= d.getMetadata().getGeneration()
+              && d.getSpec().getReplicas().equals(d.getStatus().getReadyReplicas())
+              && d.getSpec().getReplicas().equals(d.getStatus().getUpdatedReplicas())
+              && d.getSpec().getReplicas().equals(d.getStatus().getReplicas());
+        },
+        RealNodeIT::diagnosis);
+  }
+
+  /** What a failure's message needs: the pods' states and the node's last log lines. */
+  static String diagnosis() {
+    StringBuilder s = new StringBuilder();
+    for (Pod p : admin.pods().inNamespace(NS).list().getItems()) {
+      s.append("\n  ")
+          .append(p.getMetadata().getName())
+          .append(" ")
+          .append(p.getStatus().getPhase())
+          .append(" on ")
+          .append(p.getSpec().getNodeName())
+          .append(" ")
+          .append(p.getStatus().getContainerStatuses());
+      if (p.getStatus().getContainerStatuses() != null) {
+        for (var c : p.getStatus().getContainerStatuses()) {
+          s.append("\n  log of ")
+              .append(c.getName())
+              .append(":\n")
+              .append(
+                  KubePlane.tail(
+                      RealNode.containerLog(
+                          NS, p.getMetadata().getName(), p.getMetadata().getUid(), c.getName()),
+                      15));
+        }
+      }
+    }
+    s.append("\nkubelet:\n").append(KubePlane.tail(PLANE.node().log("kubelet"), 15));
+    return s.toString();
+  }
+
+  static Container proxyOf(Pod pod) {
+    return java.util.stream.Stream.concat(
+            pod.getSpec().getInitContainers().stream(), pod.getSpec().getContainers().stream())
+        .filter(c -> c.getName().equals("linkerd-proxy"))
+        .findFirst()
+        .orElse(null);
+  }
+
+  @Test
+  @Order(1)
+  void theReplicasTurnReadyThroughTheirOwnProbesOnTheRealNodeAndInjectThroughTheService()
+      throws Exception {
+    List<Pod> pods = webhookPods();
+    assertThat(pods).hasSize(2);
+    for (Pod pod : pods) {
+      assertThat(pod.getSpec().getNodeName()).isEqualTo(RealNode.NAME);
+      // the kubelet sets Ready from the container's readiness probe; nothing else writes it here
+      assertThat(pod.getStatus().getConditions())
+          .anyMatch(c -> c.getType().equals("Ready") && c.getStatus().equals("True"));
+      assertThat(pod.getStatus().getContainerStatuses())
+          .allSatisfy(
+              c -> {
+                assertThat(c.getReady()).isTrue();
+                assertThat(c.getRestartCount()).isZero();
+                assertThat(c.getImage()).contains("mesh-injector");
+              });
+      assertThat(pod.getStatus().getPodIP()).startsWith("10.244.0.");
+    }
+    MutatingWebhookConfiguration mwc =
+        admin
+            .admissionRegistration()
+            .v1()
+            .mutatingWebhookConfigurations()
+            .withName(release.webhookConfigurationName())
+            .get();
+    for (MutatingWebhook webhook : mwc.getWebhooks()) {
+      assertThat(webhook.getClientConfig().getUrl()).isNull();
+      assertThat(webhook.getClientConfig().getService().getName()).isEqualTo(release.fullname());
+    }
+    // the chart's first certificate set: the caBundle is its CA, and the Service serves its cert
+    Secret tls = tlsSecret();
+    assertThat(decode(mwc.getWebhooks().get(0).getClientConfig().getCaBundle()))
+        .isEqualTo(decode(tls.getData().get("ca.crt")));
+    X509Certificate served = servedThroughTheService();
+    assertThat(served).isEqualTo(Pem.readCertificate(decode(tls.getData().get("tls.crt"))));
+    assertThat(chainsTo(served, decode(mwc.getWebhooks().get(0).getClientConfig().getCaBundle())))
+        .isTrue();
+    for (int i = 0; i < 20; i++) {
+      Pod created =
+          admin
+              .pods()
+              .inNamespace(SHOP)
+              .resource(Workloads.pod("first-" + i, Map.of(), Workloads.appSpec(ON_FAKE_NODES)))
+              .create();
+      assertThat(proxyOf(created)).as("first-%d injected", i).isNotNull();
+    }
+  }
+
+  @Test
+  @Order(2)
+  void aRolloutRestartDuringA500PodBurstFailsNoCreationInEachOfFiveRuns() throws Exception {
+    List<String> report = new java.util.ArrayList<>();
+    List<String> failed = new java.util.ArrayList<>();
+    List<String> withoutReady = new java.util.ArrayList<>();
+    for (int run = 1; run <= 5; run++) {
+      Set<String> before = names(webhookPods());
+      EndpointTimeline endpoints = new EndpointTimeline(admin, NS, release.fullname());
+      PodBurst burst =
+          new PodBurst(
+                  admin,
+                  SHOP,
+                  "restart-" + run,
+                  Workloads.appSpec(ON_FAKE_NODES),
+                  500,
+                  3000,
+                  10,
+                  Duration.ofMinutes(4),
+                  p -> proxyOf(p) != null)
+              .start(4);
+      try {
+        Await.until("the burst under way", Duration.ofSeconds(30), () -> burst.attempted() >= 40);
+        int atRestart = burst.attempted();
+        long start = System.nanoTime();
+        kubectl("rollout", "restart", "deployment/" + release.fullname());
+        kubectl("rollout", "status", "deployment/" + release.fullname(), "--timeout=180s");
+        // the old pods go on serving through preStop and the drain after the rollout reports
+        // done: the burst covers them until they are gone
+        Await.until(
+            "the old replicas gone",
+            Duration.ofSeconds(90),
+            () -> {
+              Set<String> now = names(webhookPods());
+              now.retainAll(before);
+              return now.isEmpty();
+            },
+            RealNodeIT::diagnosis);
+        long took = (System.nanoTime() - start) / 1_000_000;
+        assertThat(burst.attempted())
+            .as("pods created during the restart")
+            .isGreaterThan(atRestart);
+        burst.finish();
+        report.add(
+            String.format(
+                "run %d: %d pods, %d failed, restart %d ms",
+                run, burst.attempted(), burst.failures().size(), took));
+        System.out.println(
+            "RealNodeIT: "
+                + report.get(report.size() - 1)
+                + " "
+                + burst.failures()
+                + "; Service states without a ready endpoint: "
+                + endpoints.withoutReadyEndpoints()
+                + "; terminating endpoints still marked serving for: "
+                + endpoints.servingWhileTerminating());
+        withoutReady.addAll(endpoints.withoutReadyEndpoints());
+        if (!burst.failures().isEmpty()) {
+          System.out.println(
+              "RealNodeIT: the webhook Service's endpoints meanwhile:\n  "
+                  + String.join("\n  ", endpoints.entries())
+                  + "\nkube-proxy:\n"
+                  + KubePlane.tail(PLANE.node().log("kube-proxy"), 40));
+        }
+        failed.addAll(burst.failures().stream().map(f -> "run " + f).toList());
+      } finally {
+        endpoints.close();
+        burst.finish();
+        burst.deletePods();
+      }
+      awaitReplicasReady(Duration.ofMinutes(2));
+    }
+    System.out.println("RealNodeIT: rollout restart during a pod burst: " + report);
+    assertThat(failed).as(String.join("; ", report)).isEmpty();
+    // maxUnavailable 0 and a drain that outlasts the kubelet's readiness: a ready endpoint always
+    assertThat(withoutReady).as("the Service without a ready endpoint").isEmpty();
+  }
+
+  static Set<String> names(List<Pod> pods) {
+    return pods.stream()
+        .map(p -> p.getMetadata().getName())
+        .collect(java.util.stream.Collectors.toCollection(java.util.HashSet::new));
+  }
+
+  static String kubectl(String... args) throws Exception {
+    List<String> command = new java.util.ArrayList<>();
+    command.add(PLANE.plane().kubectl().toString());
+    command.addAll(List.of("-n", NS));
+    command.addAll(List.of(args));
+    Cli.Result r =
+        Cli.run(
+            PLANE.dir("kubectl"),
+            PLANE.plane().adminKubeconfigFile(),
+            command,
+            Duration.ofMinutes(4));
+    assertThat(r.exit()).as(String.join(" ", args) + ": " + r.err() + r.out()).isZero();
+    return r.out();
+  }
+
+  static Secret tlsSecret() {
+    return admin.secrets().inNamespace(NS).withName(release.fullname() + "-tls").get();
+  }
+
+  static String decode(String base64) {
+    return new String(Base64.getDecoder().decode(base64), StandardCharsets.UTF_8);
+  }
+
+  /** What the API server gets: a handshake with the Service's ClusterIP, through kube-proxy. */
+  static X509Certificate servedThroughTheService() throws Exception {
+    String clusterIp =
+        admin
+            .services()
+            .inNamespace(NS)
+            .withName(release.fullname())
+            .get()
+            .getSpec()
+            .getClusterIP();
+    return ServedCertificate.of(clusterIp, 443);
+  }
+
+  static boolean chainsTo(X509Certificate leaf, String caBundlePem) {
+    for (X509Certificate ca : Pem.readCertificates(caBundlePem)) {
+      try {
+        leaf.verify(ca.getPublicKey());
+        return true;
+      } catch (java.security.GeneralSecurityException e) {
+        // the next CA of the bundle
+      }
+    }
+    return false;
+  }
+
+  @Test
+  @Order(3)
+  void theElectedReplicaRenewsTheCertificateWhilePodsAreCreatedAndNoneFails() throws Exception {
+    X509Certificate first = Pem.readCertificate(decode(tlsSecret().getData().get("tls.crt")));
+    // pods created without pause from before the upgrade until both replicas serve the renewed
+    // certificate: the upgrade rolls the replicas (the config changed), the new leader finds the
+    // chart's certificate past its renewal point under the new lifetimes and renews it at once
+    PodBurst burst =
+        new PodBurst(
+                admin,
+                SHOP,
+                "rotation",
+                Workloads.appSpec(ON_FAKE_NODES),
+                100,
+                3000,
+                5,
+                Duration.ofMinutes(6),
+                p -> proxyOf(p) != null)
+            .start(2);
+    X509Certificate renewed;
+    try {
+      Await.until("the burst under way", Duration.ofSeconds(30), () -> burst.attempted() >= 20);
+      // the only change: the lifetimes in minutes, which the chart hands to the leader
+      shortLivedCertificates = true;
+      release.upgrade(values());
+      awaitReplicasReady(Duration.ofMinutes(3));
+      Await.until(
+          "the serving certificate renewed in the Secret",
+          Duration.ofMinutes(2),
+          () -> !Pem.readCertificate(decode(tlsSecret().getData().get("tls.crt"))).equals(first),
+          RealNodeIT::diagnosis);
+      X509Certificate current = Pem.readCertificate(decode(tlsSecret().getData().get("tls.crt")));
+      renewed = current;
+      // the kubelet syncs the Secret into both pods; each replica reloads it
+      Await.until(
+          "both replicas serving a certificate at least as new as the renewed one",
+          Duration.ofMinutes(3),
+          () ->
+              webhookPods().stream()
+                  .allMatch(
+                      p -> {
+                        try {
+                          return !ServedCertificate.of(p.getStatus().getPodIP(), 8443)
+                              .getNotBefore()
+                              .before(current.getNotBefore());
+                        } catch (java.io.IOException e) {
+                          return false;
+                        }
+                      }),
+          RealNodeIT::diagnosis);
+    } finally {
+      burst.finish();
+    }
+    System.out.printf(
+        "RealNodeIT: certificate renewed (%s -> %s, %d s lifetime) while %d pods were created,"
+            + " %d failed%n",
+        first.getSerialNumber().toString(16),
+        renewed.getSerialNumber().toString(16),
+        Duration.between(
+                renewed.getNotBefore().toInstant().plus(CertificateIssuer.BACKDATE),
+                renewed.getNotAfter().toInstant())
+            .toSeconds(),
+        burst.attempted(),
+        burst.failures().size());
+    burst.deletePods();
+    assertThat(burst.failures()).isEmpty();
+    // three minutes from its issue (the leader backdates notBefore for clock skew)
+    assertThat(
+            Duration.between(
+                renewed.getNotBefore().toInstant().plus(CertificateIssuer.BACKDATE),
+                renewed.getNotAfter().toInstant()))
+        .isEqualTo(Duration.ofMinutes(3));
+    String caBundle =
+        decode(
+            admin
+                .admissionRegistration()
+                .v1()
+                .mutatingWebhookConfigurations()
+                .withName(release.webhookConfigurationName())
+                .get()
+                .getWebhooks()
+                .get(0)
+                .getClientConfig()
+                .getCaBundle());
+    assertThat(chainsTo(renewed, caBundle)).isTrue();
+    // renewed by the elected replica, which holds the certificates' Lease
+    String holder =
+        admin
+            .leases()
+            .inNamespace(NS)
+            .withName(release.fullname() + "-certs")
+            .get()
+            .getSpec()
+            .getHolderIdentity();
+    assertThat(names(webhookPods())).anyMatch(pod -> holder.startsWith(pod));
+  }
+
+  static final ResourceDefinitionContext NODE_CAPABILITY =
+      new ResourceDefinitionContext.Builder()
+          .withGroup("mesh-injector.io")
+          .withVersion("v1alpha1")
+          .withKind("NodeCapability")
+          .withPlural("nodecapabilities")
+          .withNamespaced(false)
+          .build();
+
+  @SuppressWarnings("unchecked")
+  static Map<String, Object> capabilityStatus() {
+    GenericKubernetesResource written =
+        admin.genericKubernetesResources(NODE_CAPABILITY).withName(RealNode.NAME).get();
+    return written == null
+        ? Map.of()
+        : (Map<String, Object>) written.getAdditionalProperties().getOrDefault("status", Map.of());
+  }
+
+  @SuppressWarnings("unchecked")
+  static Map<String, String> part(Map<String, Object> status, String key) {
+    return (Map<String, String>) status.getOrDefault(key, Map.of());
+  }
+
+  /**
+   * What iptables really does on this kernel, as the mesh's init container would try it: a nat
+   * chain with a REDIRECT rule in a new network namespace, read back.
+   */
+  static String whatIptablesDoes(String backend) {
+    ProcessBuilder pb =
+        new ProcessBuilder(
+                "unshare",
+                "--net",
+                "sh",
+                "-c",
+                "iptables-"
+                    + backend
+                    + " -w 5 -t nat -N RN_CHECK && iptables-"
+                    + backend
+                    + " -w 5 -t nat -A RN_CHECK -p tcp -j REDIRECT --to-ports 4143 && iptables-"
+                    + backend
+                    + "-save -t nat")
+            .redirectErrorStream(true);
+    try {
+      Process p = pb.start();
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      p.waitFor();
+      return p.exitValue() == 0 && out.contains("REDIRECT") ? "available" : "unavailable";
+    } catch (java.io.IOException e) {
+      return "unknown (" + e + ")";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "unknown (interrupted)";
+    }
+  }
+
+  @Test
+  @Order(4)
+  void theProbePodWritesTheRealNodesCapabilitiesAndTheActiveCheckMatchesIptablesHere()
+      throws Exception {
+    // the chart's default: the active check off, the probe reading the node's files as nobody
+    Await.until(
+        "the probe pod's NodeCapability for " + RealNode.NAME,
+        Duration.ofMinutes(2),
+        () -> !part(capabilityStatus(), "capabilities").isEmpty(),
+        RealNodeIT::diagnosis);
+    Map<String, String> passive = part(capabilityStatus(), "capabilities");
+    Map<String, String> passiveFacts = part(capabilityStatus(), "facts");
+    System.out.printf(
+        "RealNodeIT: the probe on %s, active check off: %s; reasons %s%n",
+        RealNode.NAME,
+        passive,
+        passiveFacts.entrySet().stream()
+            .filter(e -> e.getKey().startsWith("reason."))
+            .map(e -> e.getKey() + "=" + e.getValue())
+            .toList());
+    assertThat(passive).containsKeys("iptables-legacy", "iptables-nft", "cni");
+
+    java.time.Instant switched = java.time.Instant.now();
+    activeCheck = true;
+    release.upgrade(values());
+    Await.until(
+        "the probe's verdicts from the active check",
+        Duration.ofMinutes(3),
+        () -> {
+          Map<String, Object> status = capabilityStatus();
+          return java.time.Instant.parse(String.valueOf(status.get("observedAt"))).isAfter(switched)
+              && "active".equals(part(status, "sources").get("iptables-nft"))
+              && "active".equals(part(status, "sources").get("iptables-legacy"));
+        },
+        () -> capabilityStatus() + diagnosis());
+    Map<String, String> active = part(capabilityStatus(), "capabilities");
+    String legacy = whatIptablesDoes("legacy");
+    String nft = whatIptablesDoes("nft");
+    System.out.printf(
+        "RealNodeIT: the probe on %s, active check on: %s; iptables here: legacy %s, nft %s%n",
+        RealNode.NAME, active, legacy, nft);
+    assertThat(active).containsEntry("iptables-legacy", legacy).containsEntry("iptables-nft", nft);
+    // the files agree with the check where they know the kernel (its own config here)
+    if (!passive.get("iptables-nft").equals("unknown")) {
+      assertThat(passive.get("iptables-nft")).isEqualTo(nft);
+    }
+    if (!passive.get("iptables-legacy").equals("unknown")) {
+      assertThat(passive.get("iptables-legacy")).isEqualTo(legacy);
+    }
+  }
+
+  static final String APP_IMAGE = "registry.example/app:1.0";
+
+  @Test
+  @Order(5)
+  void anInjectedPodOnTheRealNodeIsAcceptedAsRenderedAndItsProxyStartsBeforeTheApp()
+      throws Exception {
+    Pod rendered =
+        admin
+            .pods()
+            .inNamespace(SHOP)
+            .resource(
+                Workloads.pod(
+                    "on-real-node",
+                    Map.of(),
+                    new io.fabric8.kubernetes.api.model.PodSpecBuilder()
+                        .withNodeSelector(Map.of("kubernetes.io/hostname", RealNode.NAME))
+                        .addNewContainer()
+                        .withName("app")
+                        .withImage(APP_IMAGE)
+                        .withCommand(
+                            "/bin/sh", "-c", "echo \"app started at $(date +%s)\"; exec sleep 3600")
+                        .endContainer()
+                        .build()))
+            .create();
+    Container proxy = proxyOf(rendered);
+    assertThat(proxy).as("injected").isNotNull();
+    assertThat(rendered.getSpec().getInitContainers())
+        .extracting(Container::getName)
+        .containsExactly("linkerd-init", "linkerd-proxy");
+    assertThat(proxy.getRestartPolicy()).as("a native sidecar").isEqualTo("Always");
+    // the mesh's image cannot be pulled here: a stand-in under its name (StandInImage), and the
+    // app's, both imported; the pod itself is exactly as the webhook rendered it
+    Path busybox = StandInImage.busyboxDeb();
+    assertThat(busybox).as("the image build's busybox-static package").isNotNull();
+    PLANE
+        .node()
+        .importImage(
+            StandInImage.build(
+                PLANE.dir("stand-in"), busybox, List.of(proxy.getImage(), APP_IMAGE)));
+
+    Await.until(
+        "the injected pod Running with every container ready on " + RealNode.NAME,
+        Duration.ofMinutes(2),
+        () -> {
+          Pod p = admin.pods().inNamespace(SHOP).withName("on-real-node").get();
+          return "Running".equals(p.getStatus().getPhase())
+              && p.getStatus().getContainerStatuses().stream().allMatch(c -> c.getReady())
+              && p.getStatus().getInitContainerStatuses().stream()
+                  .filter(c -> c.getName().equals("linkerd-proxy"))
+                  .allMatch(c -> Boolean.TRUE.equals(c.getReady()));
+        },
+        () -> admin.pods().inNamespace(SHOP).withName("on-real-node").get().getStatus() + "");
+    Pod running = admin.pods().inNamespace(SHOP).withName("on-real-node").get();
+    String uid = running.getMetadata().getUid();
+    var init = status(running.getStatus().getInitContainerStatuses(), "linkerd-init");
+    var sidecar = status(running.getStatus().getInitContainerStatuses(), "linkerd-proxy");
+    var app = status(running.getStatus().getContainerStatuses(), "app");
+    assertThat(init.getState().getTerminated().getExitCode()).isZero();
+    long initDone = epoch(init.getState().getTerminated().getFinishedAt());
+    long proxyStarted = epoch(sidecar.getState().getRunning().getStartedAt());
+    long appStarted = epoch(app.getState().getRunning().getStartedAt());
+    long proxyReady =
+        Long.parseLong(
+            lineAfter(
+                RealNode.containerLog(SHOP, "on-real-node", uid, "linkerd-proxy"),
+                "stand-in proxy ready at "));
+    long appLogged =
+        Long.parseLong(
+            lineAfter(RealNode.containerLog(SHOP, "on-real-node", uid, "app"), "app started at "));
+    System.out.printf(
+        "RealNodeIT: injected pod on %s: linkerd-init exited 0 at +0 s, linkerd-proxy started"
+            + " +%d s, ready +%d s, app started +%d s%n",
+        RealNode.NAME, proxyStarted - initDone, proxyReady - initDone, appStarted - initDone);
+    assertThat(proxyStarted).isGreaterThanOrEqualTo(initDone);
+    // the native sidecar's startup probe (/ready on 4191) holds the app until the proxy answers
+    assertThat(appLogged).isGreaterThanOrEqualTo(proxyReady);
+    assertThat(appStarted - proxyStarted)
+        .isGreaterThanOrEqualTo(StandInImage.PROXY_READY_AFTER_SECONDS - 1);
+    assertThat(RealNode.containerLog(SHOP, "on-real-node", uid, "linkerd-init"))
+        .contains("stand-in proxy-init ran");
+  }
+
+  static io.fabric8.kubernetes.api.model.ContainerStatus status(
+      List<io.fabric8.kubernetes.api.model.ContainerStatus> statuses, String name) {
+    return statuses.stream().filter(c -> c.getName().equals(name)).findFirst().orElseThrow();
+  }
+
+  static long epoch(String time) {
+    return java.time.Instant.parse(time).getEpochSecond();
+  }
+
+  /**
+   * The rest of the first log line holding {@code prefix} (CRI log lines: time stream tag text).
+   */
+  static String lineAfter(String log, String prefix) {
+    for (String line : log.split("\n")) {
+      int at = line.indexOf(prefix);
+      if (at >= 0) {
+        return line.substring(at + prefix.length()).strip();
+      }
+    }
+    throw new AssertionError("no line with '" + prefix + "' in:\n" + log);
+  }
+
+  @Test
+  @Order(7)
+  void afterHelmUninstallPodsAreCreatedInTheOptedInNamespaceAndTheCrdAndItsObjectsStay() {
+    release.uninstall();
+    Await.until(
+        "the webhook configuration gone",
+        Duration.ofSeconds(30),
+        () ->
+            admin
+                    .admissionRegistration()
+                    .v1()
+                    .mutatingWebhookConfigurations()
+                    .withName(release.webhookConfigurationName())
+                    .get()
+                == null);
+    // the namespace still carries inject=enabled and the injection label the leader wrote
+    assertThat(admin.namespaces().withName(SHOP).get().getMetadata().getLabels())
+        .containsEntry("mesh-injector.io/injection", "enabled");
+    Pod after =
+        admin
+            .pods()
+            .inNamespace(SHOP)
+            .resource(Workloads.pod("after-uninstall", Map.of(), Workloads.appSpec(ON_FAKE_NODES)))
+            .create();
+    assertThat(proxyOf(after)).as("nothing of the webhook is left to inject it").isNull();
+    assertThat(
+            admin
+                .apiextensions()
+                .v1()
+                .customResourceDefinitions()
+                .withName("nodecapabilities.mesh-injector.io")
+                .get())
+        .as("the CRD, kept by its resource policy")
+        .isNotNull();
+    assertThat(admin.genericKubernetesResources(NODE_CAPABILITY).withName(RealNode.NAME).get())
+        .as("the real node's NodeCapability")
+        .isNotNull();
+  }
+
+  /**
+   * On request ({@code -Drealnode.memory=true}; about 5 minutes, beyond CI's budget): the chart's
+   * memory limit as the kernel enforces it, the cgroup's, with 5,000 Nodes in the view and a
+   * 1,000-pod burst through the Service. An overrun would be an OOMKill and a restart.
+   */
+  @Test
+  @Order(6)
+  @org.junit.jupiter.api.condition.EnabledIfSystemProperty(
+      named = "realnode.memory",
+      matches = "true")
+  void underTheChartsMemoryLimitA5000NodeViewAndA1000PodBurstRestartNoReplica() throws Exception {
+    int nodes = Integer.getInteger("realnode.memory.nodes", 5000);
+    io.meshinjector.plane.RealisticNodes.create(admin, nodes);
+    String last = io.meshinjector.plane.RealisticNodes.node(nodes - 1).getMetadata().getName();
+    // the elected replica labels each Node once its view holds it
+    Await.until(
+        "the last of " + nodes + " Nodes labelled by the webhook",
+        Duration.ofMinutes(5),
+        () -> {
+          var labels = admin.nodes().withName(last).get().getMetadata().getLabels();
+          return labels.keySet().stream()
+              .anyMatch(k -> k.startsWith("capability.mesh-injector.io/"));
+        });
+    PodBurst burst =
+        new PodBurst(
+                admin,
+                SHOP,
+                "memory",
+                Workloads.appSpec(ON_FAKE_NODES),
+                1000,
+                1000,
+                100,
+                Duration.ofMinutes(5),
+                p -> proxyOf(p) != null)
+            .start(4);
+    burst.finish();
+    burst.deletePods();
+    List<String> figures = new java.util.ArrayList<>();
+    for (Pod pod : webhookPods()) {
+      var c = pod.getStatus().getContainerStatuses().get(0);
+      String id = c.getContainerID().replaceFirst("^containerd://", "");
+      Path cgroup =
+          Path.of("/sys/fs/cgroup/memory/kubepods/burstable/pod" + pod.getMetadata().getUid(), id);
+      long limit =
+          Long.parseLong(
+              java.nio.file.Files.readString(cgroup.resolve("memory.limit_in_bytes")).strip());
+      long peak =
+          Long.parseLong(
+              java.nio.file.Files.readString(cgroup.resolve("memory.max_usage_in_bytes")).strip());
+      long rss =
+          java.nio.file.Files.readAllLines(cgroup.resolve("memory.stat")).stream()
+              .filter(l -> l.startsWith("total_rss "))
+              .mapToLong(l -> Long.parseLong(l.substring(10).strip()))
+              .findFirst()
+              .orElse(-1);
+      figures.add(
+          String.format(
+              "%s: restarts %d, cgroup limit %d MiB, rss %d MiB, peak usage %d MiB",
+              pod.getMetadata().getName(),
+              c.getRestartCount(),
+              limit >> 20,
+              rss >> 20,
+              peak >> 20));
+      assertThat(c.getRestartCount()).as(pod.getMetadata().getName()).isZero();
+      assertThat(limit).as("the chart's limit, enforced by the cgroup").isEqualTo(384L << 20);
+    }
+    System.out.printf(
+        "RealNodeIT: %d Nodes, %d pods created (%d failed): %s%n",
+        nodes + 3, burst.attempted(), burst.failures().size(), figures);
+    assertThat(burst.failures()).isEmpty();
+  }
+}
