@@ -22,6 +22,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -117,19 +118,61 @@ final class ProxyValues {
 
   private final Map<String, JsonNode> global;
   private final TemplateConfig config;
+  private final Map<String, JsonNode> defaults;
+  private final Set<String> defaultOpaquePorts;
 
   ProxyValues(TemplateConfig config) {
     this.config = config;
     this.global = config.values();
+    Map<String, JsonNode> d = new HashMap<>();
+    fromOverrides(ConfigOverrides.NONE, d);
+    d.put("pod.proxyIngressMode", BooleanNode.FALSE);
+    d.put("pod.proxyPreStop", F.textNode(""));
+    d.put("pod.opaquePortsAnnotation", F.textNode(""));
+    this.defaults = Map.copyOf(d);
+    this.defaultOpaquePorts =
+        Set.copyOf(Arrays.asList(config.values().get("proxy.opaquePorts").asText().split(",")));
   }
 
   /**
-   * Puts the pod's proxy values into {@code local}.
+   * The values of a pod without annotations of its own, derived from the config once: the renderer
+   * reads them after the pod's and before the config's.
+   */
+  Map<String, JsonNode> defaults() {
+    return defaults;
+  }
+
+  /**
+   * Puts into {@code local} the pod's proxy values that differ from {@link #defaults()}: those its
+   * annotations (or its namespace's) set, and those its layout and ports decide.
    *
    * @param linkerd whether Linkerd's annotations are read (the engine resolved {@code overrides})
    */
   void put(
       Pod pod, Plan plan, ConfigOverrides overrides, boolean linkerd, Map<String, JsonNode> local) {
+    if (!overrides.isEmpty()) {
+      fromOverrides(overrides, local);
+    }
+    if (linkerd && pod.getMetadata().getAnnotations() != null) {
+      String inject = pod.getMetadata().getAnnotations().get(LinkerdAnnotation.INJECT);
+      if ("ingress".equals(inject)) {
+        local.put("pod.proxyIngressMode", BooleanNode.TRUE);
+      }
+    }
+    int wait = Integer.parseInt(text(local, "proxy.waitBeforeExitSeconds"));
+    if (wait > 0 && plan.proxy() != ProxyPlacement.NATIVE_SIDECAR) {
+      local.put("pod.proxyPreStop", F.textNode(Integer.toString(wait)));
+    }
+    if (linkerd && overrides.value(LinkerdAnnotation.OPAQUE_PORTS.key()).isEmpty()) {
+      defaultOpaquePorts(pod.getSpec(), local);
+    }
+  }
+
+  /**
+   * The values the annotations that apply set, and those Linkerd's partials derive from them (image
+   * references, ports to ignore, the log filter, resources and cores, ...).
+   */
+  private void fromOverrides(ConfigOverrides overrides, Map<String, JsonNode> local) {
     for (Map.Entry<LinkerdAnnotation, String> e : DIRECT.entrySet()) {
       String name = e.getValue();
       overrides.value(e.getKey().key()).ifPresent(v -> local.put(name, typed(global.get(name), v)));
@@ -174,14 +217,6 @@ final class ProxyValues {
             bool(local, "proxy.enableExternalProfiles")
                 ? "."
                 : "svc." + text(local, "proxy.clusterDomain") + "."));
-    String ingress =
-        pod.getMetadata().getAnnotations() == null
-            ? null
-            : pod.getMetadata().getAnnotations().get(LinkerdAnnotation.INJECT);
-    local.put("pod.proxyIngressMode", BooleanNode.valueOf(linkerd && "ingress".equals(ingress)));
-    int wait = Integer.parseInt(text(local, "proxy.waitBeforeExitSeconds"));
-    boolean classic = plan.proxy() != ProxyPlacement.NATIVE_SIDECAR;
-    local.put("pod.proxyPreStop", F.textNode(classic && wait > 0 ? Integer.toString(wait) : ""));
     int gid = Integer.parseInt(text(local, "proxy.gid"));
     local.put("pod.proxyRunAsGroup", F.textNode(gid >= 0 ? Integer.toString(gid) : ""));
     local.put("pod.proxyAdditionalEnv", additionalEnv(overrides));
@@ -196,10 +231,6 @@ final class ProxyValues {
     local.put(
         "pod.debugImagePullPolicy",
         F.textNode(debugPull.isEmpty() ? config.proxy().imagePullPolicy() : debugPull));
-    local.put("pod.opaquePortsAnnotation", F.textNode(""));
-    if (linkerd && overrides.value(LinkerdAnnotation.OPAQUE_PORTS.key()).isEmpty()) {
-      defaultOpaquePorts(pod.getSpec(), local);
-    }
   }
 
   /**
@@ -208,32 +239,34 @@ final class ProxyValues {
    * and the proxy's.
    */
   private void defaultOpaquePorts(PodSpec spec, Map<String, JsonNode> local) {
-    Set<String> defaults = Set.copyOf(Arrays.asList(text(local, "proxy.opaquePorts").split(",")));
-    List<String> exposed = new ArrayList<>();
+    StringBuilder exposed = null;
     for (ContainerPort p : LinkerdConfig.containerPorts(spec)) {
-      if (defaults.contains(p.getContainerPort().toString())) {
-        exposed.add(p.getContainerPort().toString());
+      String port = p.getContainerPort().toString();
+      if (defaultOpaquePorts.contains(port)) {
+        exposed = exposed == null ? new StringBuilder(port) : exposed.append(',').append(port);
       }
     }
-    if (!exposed.isEmpty()) {
-      String ports = String.join(",", exposed);
+    if (exposed != null) {
+      String ports = exposed.toString();
       local.put("pod.opaquePortsAnnotation", F.textNode(ports));
       local.put("proxy.opaquePorts", F.textNode(ports));
     }
   }
 
+  /** Each resource annotation and the field of the container's resources it sets. */
+  private static final String[][] RESOURCE_FIELDS = {
+    {LinkerdAnnotation.PROXY_CPU_REQUEST.key(), "requests", "cpu"},
+    {LinkerdAnnotation.PROXY_CPU_LIMIT.key(), "limits", "cpu"},
+    {LinkerdAnnotation.PROXY_MEMORY_REQUEST.key(), "requests", "memory"},
+    {LinkerdAnnotation.PROXY_MEMORY_LIMIT.key(), "limits", "memory"},
+    {LinkerdAnnotation.PROXY_EPHEMERAL_STORAGE_REQUEST.key(), "requests", "ephemeral-storage"},
+    {LinkerdAnnotation.PROXY_EPHEMERAL_STORAGE_LIMIT.key(), "limits", "ephemeral-storage"},
+  };
+
   /** The resource annotations over the config's resources, field by field, as Linkerd's values. */
   private void resources(ConfigOverrides overrides, Map<String, JsonNode> local) {
-    String[][] fields = {
-      {LinkerdAnnotation.PROXY_CPU_REQUEST.key(), "requests", "cpu"},
-      {LinkerdAnnotation.PROXY_CPU_LIMIT.key(), "limits", "cpu"},
-      {LinkerdAnnotation.PROXY_MEMORY_REQUEST.key(), "requests", "memory"},
-      {LinkerdAnnotation.PROXY_MEMORY_LIMIT.key(), "limits", "memory"},
-      {LinkerdAnnotation.PROXY_EPHEMERAL_STORAGE_REQUEST.key(), "requests", "ephemeral-storage"},
-      {LinkerdAnnotation.PROXY_EPHEMERAL_STORAGE_LIMIT.key(), "limits", "ephemeral-storage"},
-    };
     ObjectNode resources = null;
-    for (String[] f : fields) {
+    for (String[] f : RESOURCE_FIELDS) {
       String v = overrides.value(f[0]).orElse(null);
       if (v == null) {
         continue;

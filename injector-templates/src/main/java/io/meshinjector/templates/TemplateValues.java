@@ -41,6 +41,9 @@ final class TemplateValues {
   private final String appProbesPodValue;
   private final ProxyValues proxyValues;
 
+  /** The config's values, with the proxy values a pod without annotations has laid over them. */
+  private final Map<String, JsonNode> global;
+
   TemplateValues(TemplateConfig config) {
     this.config = config;
     this.renderValues = Set.copyOf(config.renderValues());
@@ -56,6 +59,9 @@ final class TemplateValues {
             config.proxyContainerName());
     this.appProbesPodValue = config.appProbesPodValue();
     this.proxyValues = new ProxyValues(config);
+    Map<String, JsonNode> g = new java.util.HashMap<>(config.values());
+    g.putAll(proxyValues.defaults());
+    this.global = Map.copyOf(g);
   }
 
   /** Whether each render sets the value, rather than the config. */
@@ -99,7 +105,6 @@ final class TemplateValues {
     local.put("owner.labelName", text(PodIdentity.labelValue(owner.name())));
     local.put("owner.apiVersion", text(PodIdentity.workloadApiVersion(pod, owner.kind())));
     proxyValues.put(pod, plan, decision.overrides(), config.linkerdAnnotations(), local);
-    Map<String, JsonNode> global = config.values();
     Template.Values base =
         name -> {
           JsonNode v = local.get(name);
