@@ -233,13 +233,14 @@ get, and a margin for the JVM to exit; the kubelet kills the container when it r
 
 {{/*
 The drain after SIGTERM: shutdown.drainSeconds, but never shorter than the kubelet takes to see
-/readyz answer 503 (readiness periodSeconds x failureThreshold, plus 2 s for the endpoints controller
-and kube-proxy). Until the kubelet marks the pod unready its endpoint stays "serving", and kube-proxy
+/readyz answer 503 (readiness periodSeconds x failureThreshold, plus 5 s for the kubelet's status
+update, the endpoints controller and kube-proxy; on the real node of RealNodeIT a terminating
+endpoint stayed "serving" 12 to 15 s after the pod's deletion, of which 5 s are preStop). Until the kubelet marks the pod unready its endpoint stays "serving", and kube-proxy
 sends new connections to serving terminating endpoints whenever the Service has no ready one: a
 listener closed before that is a refused connection (seen on a real node during a rollout restart).
 */}}
 {{- define "mesh-injector.drainSeconds" -}}
 {{- $r := .Values.probes.readiness -}}
-{{- $detect := add (mul (int (default 10 $r.periodSeconds)) (int (default 3 $r.failureThreshold))) 2 -}}
+{{- $detect := add (mul (int (default 10 $r.periodSeconds)) (int (default 3 $r.failureThreshold))) 5 -}}
 {{- max (int .Values.shutdown.drainSeconds) $detect -}}
 {{- end -}}

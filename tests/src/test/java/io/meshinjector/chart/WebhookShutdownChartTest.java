@@ -33,12 +33,12 @@ class WebhookShutdownChartTest {
     assertThat(preStop).isEqualTo(5);
     JsonNode server = config(docs).at("/webhook/server");
     // the readiness probe (every 5 s, 2 failures) sees /readyz 503 within 10 s of SIGTERM
-    assertThat(server.path("drainPeriod").asText()).isEqualTo("12s");
+    assertThat(server.path("drainPeriod").asText()).isEqualTo("15s");
     assertThat(server.path("shutdownTimeout").asText()).isEqualTo("20s");
     assertThat(pod.path("terminationGracePeriodSeconds").asInt())
         .as("grace covers preStop + drain + in-flight timeout")
-        .isGreaterThanOrEqualTo(preStop + 12 + 20)
-        .isEqualTo(42);
+        .isGreaterThanOrEqualTo(preStop + 15 + 20)
+        .isEqualTo(45);
   }
 
   @Test
@@ -76,9 +76,9 @@ class WebhookShutdownChartTest {
                     .set("shutdown.timeoutSeconds", 30));
     JsonNode pod = find(docs, "Deployment", FULLNAME).at("/spec/template/spec");
     assertThat(pod.at("/containers/0/lifecycle/preStop/sleep/seconds").asInt()).isEqualTo(10);
-    // 7 s asked for, 12 s the readiness probe needs
-    assertThat(pod.path("terminationGracePeriodSeconds").asInt()).isEqualTo(10 + 12 + 30 + 5);
-    assertThat(config(docs).at("/webhook/server/drainPeriod").asText()).isEqualTo("12s");
+    // 7 s asked for, 15 s the readiness probe needs
+    assertThat(pod.path("terminationGracePeriodSeconds").asInt()).isEqualTo(10 + 15 + 30 + 5);
+    assertThat(config(docs).at("/webhook/server/drainPeriod").asText()).isEqualTo("15s");
     assertThat(config(docs).at("/webhook/server/shutdownTimeout").asText()).isEqualTo("30s");
 
     JsonNode without =

@@ -3,62 +3,82 @@ package io.meshinjector.plane;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.Watch;
-import io.fabric8.kubernetes.client.Watcher;
-import io.fabric8.kubernetes.client.WatcherException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 
 /**
- * Every change to a Service's EndpointSlices as the endpoints controller wrote it, with the time it
- * arrived: beside a failed creation's time, it shows what kube-proxy was told to route to then.
+ * A Service's endpoints as the endpoints controller publishes them (its EndpointSlices, read every
+ * 200 ms), each change with the time it was seen: beside a failed creation's time, it shows what
+ * kube-proxy was told to route to then.
  */
 public final class EndpointTimeline implements AutoCloseable {
+  private final KubernetesClient admin;
+  private final String namespace;
+  private final String service;
   private final List<String> entries = new CopyOnWriteArrayList<>();
   private final List<String> withoutReady = new CopyOnWriteArrayList<>();
-  private final java.util.Map<String, Instant> terminatingSince =
-      new java.util.concurrent.ConcurrentHashMap<>();
-  private final java.util.Map<String, Duration> servingWhileTerminating =
-      new java.util.concurrent.ConcurrentHashMap<>();
-  private final Watch watch;
+  private final Map<String, Instant> terminatingSince = new ConcurrentHashMap<>();
+  private final Map<String, Duration> servingWhileTerminating = new ConcurrentHashMap<>();
+  private final Thread reader;
+  private volatile boolean open = true;
 
   public EndpointTimeline(KubernetesClient admin, String namespace, String service) {
-    watch =
-        admin
-            .discovery()
-            .v1()
-            .endpointSlices()
-            .inNamespace(namespace)
-            .withLabel("kubernetes.io/service-name", service)
-            .watch(
-                new Watcher<>() {
-                  @Override
-                  public void eventReceived(Action action, EndpointSlice slice) {
-                    String entry = Instant.now() + " " + action + " " + describe(slice);
-                    entries.add(entry);
-                    if (action != Action.DELETED && ready(slice) == 0) {
-                      withoutReady.add(entry);
-                    }
-                    track(slice);
-                  }
-
-                  @Override
-                  public void onClose(WatcherException cause) {
-                    entries.add(Instant.now() + " watch closed: " + cause);
-                  }
-                });
+    this.admin = admin;
+    this.namespace = namespace;
+    this.service = service;
+    reader = new Thread(this::read, "endpoints-" + service);
+    reader.setDaemon(true);
+    reader.start();
   }
 
-  static String describe(EndpointSlice slice) {
-    if (slice.getEndpoints() == null) {
-      return "[]";
+  private void read() {
+    String last = null;
+    while (open) {
+      try {
+        List<Endpoint> endpoints =
+            admin
+                .discovery()
+                .v1()
+                .endpointSlices()
+                .inNamespace(namespace)
+                .withLabel("kubernetes.io/service-name", service)
+                .list()
+                .getItems()
+                .stream()
+                .map(EndpointSlice::getEndpoints)
+                .filter(java.util.Objects::nonNull)
+                .flatMap(List::stream)
+                .toList();
+        String state =
+            endpoints.stream()
+                .map(EndpointTimeline::describe)
+                .sorted()
+                .collect(Collectors.joining(", ", "[", "]"));
+        if (!state.equals(last)) {
+          Instant now = Instant.now();
+          String entry = now + " " + state;
+          entries.add(entry);
+          if (endpoints.stream()
+              .noneMatch(e -> Boolean.TRUE.equals(e.getConditions().getReady()))) {
+            withoutReady.add(entry);
+          }
+          track(endpoints, now);
+          last = state;
+        }
+        Thread.sleep(200);
+      } catch (InterruptedException e) {
+        return;
+      } catch (RuntimeException e) {
+        entries.add(Instant.now() + " cannot read the EndpointSlices: " + e);
+      }
     }
-    return slice.getEndpoints().stream()
-        .map(EndpointTimeline::describe)
-        .collect(Collectors.joining(", ", "[", "]"));
   }
 
   static String describe(Endpoint e) {
@@ -70,10 +90,9 @@ public final class EndpointTimeline implements AutoCloseable {
   }
 
   /** For each terminating endpoint: how long it was still marked serving. */
-  private void track(EndpointSlice slice) {
-    Instant now = Instant.now();
-    java.util.Set<String> present = new java.util.HashSet<>();
-    for (Endpoint e : slice.getEndpoints() == null ? List.<Endpoint>of() : slice.getEndpoints()) {
+  private void track(List<Endpoint> endpoints, Instant now) {
+    Set<String> present = new HashSet<>();
+    for (Endpoint e : endpoints) {
       String address = String.join(",", e.getAddresses());
       present.add(address);
       var c = e.getConditions();
@@ -86,28 +105,19 @@ public final class EndpointTimeline implements AutoCloseable {
       }
     }
     // an endpoint removed while still serving counts until its removal
-    for (String address : terminatingSince.keySet()) {
-      if (!present.contains(address)) {
-        servingWhileTerminating.putIfAbsent(
-            address, Duration.between(terminatingSince.get(address), now));
+    for (Map.Entry<String, Instant> t : terminatingSince.entrySet()) {
+      if (!present.contains(t.getKey())) {
+        servingWhileTerminating.putIfAbsent(t.getKey(), Duration.between(t.getValue(), now));
       }
     }
   }
 
   /**
-   * For each endpoint that terminated: how long after it was first marked terminating it was still
+   * For each endpoint that terminated: how long after it was first seen terminating it was still
    * marked {@code serving}, the condition kube-proxy's fallback reads.
    */
-  public java.util.Map<String, Duration> servingWhileTerminating() {
-    return java.util.Map.copyOf(servingWhileTerminating);
-  }
-
-  static long ready(EndpointSlice slice) {
-    return slice.getEndpoints() == null
-        ? 0
-        : slice.getEndpoints().stream()
-            .filter(e -> Boolean.TRUE.equals(e.getConditions().getReady()))
-            .count();
+  public Map<String, Duration> servingWhileTerminating() {
+    return Map.copyOf(servingWhileTerminating);
   }
 
   /**
@@ -123,7 +133,9 @@ public final class EndpointTimeline implements AutoCloseable {
   }
 
   @Override
-  public void close() {
-    watch.close();
+  public void close() throws InterruptedException {
+    open = false;
+    reader.interrupt();
+    reader.join(5000);
   }
 }

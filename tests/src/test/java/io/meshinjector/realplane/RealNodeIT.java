@@ -290,8 +290,21 @@ class RealNodeIT {
                 + "; Service states without a ready endpoint: "
                 + endpoints.withoutReadyEndpoints()
                 + "; terminating endpoints still marked serving for: "
-                + endpoints.servingWhileTerminating());
+                + endpoints.servingWhileTerminating()
+                + " (of "
+                + endpoints.entries().size()
+                + " EndpointSlice events)");
         withoutReady.addAll(endpoints.withoutReadyEndpoints());
+        assertThat(endpoints.servingWhileTerminating())
+            .as("both old replicas seen terminating: %s", endpoints.entries())
+            .hasSize(2);
+        // the ordering the chart's drain guarantees: an endpoint stops being "serving" (the
+        // condition kube-proxy's fallback reads) before its pod closes the listener, preStop plus
+        // drain after the deletion
+        Duration listenerOpen = preStopPlusDrain();
+        assertThat(endpoints.servingWhileTerminating().values())
+            .as("serving after deletion, against the listener's %s", listenerOpen)
+            .allSatisfy(d -> assertThat(d).isLessThan(listenerOpen));
         if (!burst.failures().isEmpty()) {
           System.out.println(
               "RealNodeIT: the webhook Service's endpoints meanwhile:\n  "
@@ -311,6 +324,37 @@ class RealNodeIT {
     assertThat(failed).as(String.join("; ", report)).isEmpty();
     // maxUnavailable 0 and a drain that outlasts the kubelet's readiness: a ready endpoint always
     assertThat(withoutReady).as("the Service without a ready endpoint").isEmpty();
+  }
+
+  /** How long after its deletion a replica keeps its listener open, as the chart renders it. */
+  static Duration preStopPlusDrain() throws java.io.IOException {
+    long preStop =
+        webhookDeployment()
+            .getSpec()
+            .getTemplate()
+            .getSpec()
+            .getContainers()
+            .get(0)
+            .getLifecycle()
+            .getPreStop()
+            .getSleep()
+            .getSeconds();
+    String config =
+        admin
+            .configMaps()
+            .inNamespace(NS)
+            .withName(release.fullname() + "-config")
+            .get()
+            .getData()
+            .get("config.yaml");
+    String drain =
+        new com.fasterxml.jackson.databind.ObjectMapper(
+                new com.fasterxml.jackson.dataformat.yaml.YAMLFactory())
+            .readTree(config)
+            .at("/webhook/server/drainPeriod")
+            .asText();
+    return Duration.ofSeconds(preStop)
+        .plus(io.meshinjector.engine.config.ConfigSection.parseDuration(drain));
   }
 
   static Set<String> names(List<Pod> pods) {
