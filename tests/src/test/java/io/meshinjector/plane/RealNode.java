@@ -26,7 +26,8 @@ import java.util.stream.Stream;
  * is also the node's address and the API server's advertised one, and the pods' 10.244.0.0/24. Its
  * state lives in one folder; on stop (and before a start, for a crashed run's leftovers) the
  * harness kills what it started, unmounts the pods' volumes, removes the pods' network namespaces,
- * kube-proxy's iptables rules and the bridge.
+ * the {@code KUBE-*} iptables chains, the bridge, and on stop the pods' logs this run's kubelet
+ * wrote under {@code /var/log/pods} and {@code /var/log/containers}.
  */
 public final class RealNode implements AutoCloseable {
   public static final String NAME = "real-1";
@@ -35,10 +36,15 @@ public final class RealNode implements AutoCloseable {
   public static final String SUBNET = "10.244.0.0/24";
   private static final Path NETNS = Path.of("/var/run/netns");
 
+  /** Where the kubelet writes containers' logs (and its links to them), on the machine. */
+  private static final List<Path> LOG_DIRS =
+      List.of(Path.of("/var/log/pods"), Path.of("/var/log/containers"));
+
   private final KubePlane plane;
   private final Path dir;
   private final Containerd containerd;
   private final Set<String> netnsBefore = new HashSet<>();
+  private final Set<Path> logsBefore = new HashSet<>();
   private final List<Process> processes = new ArrayList<>();
 
   private RealNode(KubePlane plane, Path dir) {
@@ -119,6 +125,7 @@ public final class RealNode implements AutoCloseable {
   private void boot(Path shared, List<Path> images) throws Exception {
     Files.createDirectories(dir);
     netnsBefore.addAll(netns());
+    logsBefore.addAll(logs());
     createBridge();
     containerd.start(BRIDGE, SUBNET);
     containerd.importImage(pauseImage(shared));
@@ -300,6 +307,12 @@ public final class RealNode implements AutoCloseable {
     }
     containerd.stop();
     removeHostState(dir, plane.bin(), netnsBefore);
+    // the pods' logs this node's kubelet wrote: it removes them only for pods it deletes itself
+    for (Path log : logs()) {
+      if (!logsBefore.contains(log)) {
+        HostCommands.run(List.of("rm", "-rf", log.toString()), 30);
+      }
+    }
   }
 
   /** A crashed run's processes, mounts and rules, before this run's node starts. */
@@ -342,6 +355,20 @@ public final class RealNode implements AutoCloseable {
         }
       }
     }
+  }
+
+  private static Set<Path> logs() {
+    Set<Path> all = new HashSet<>();
+    for (Path dir : LOG_DIRS) {
+      if (Files.isDirectory(dir)) {
+        try (Stream<Path> list = Files.list(dir)) {
+          list.forEach(all::add);
+        } catch (IOException e) {
+          // nothing to remove there
+        }
+      }
+    }
+    return all;
   }
 
   private static Set<String> netns() {
