@@ -86,6 +86,32 @@ final class Fixtures {
 
   private Fixtures() {}
 
+  /**
+   * Two RHEL 8 nodes with kubelet 1.31, beside {@code ns}: init/nft works and native sidecars run
+   * on both, as Linkerd's chart defaults to at b24cd40.
+   */
+  static java.util.List<io.fabric8.kubernetes.api.model.HasMetadata> rhel8Cluster(
+      io.fabric8.kubernetes.api.model.Namespace ns) {
+    java.util.List<io.fabric8.kubernetes.api.model.HasMetadata> out = new ArrayList<>();
+    out.add(ns);
+    for (String n : List.of("rhel-1", "rhel-2")) {
+      out.add(
+          new io.fabric8.kubernetes.api.model.NodeBuilder()
+              .withNewMetadata()
+              .withName(n)
+              .addToLabels("kubernetes.io/hostname", n)
+              .endMetadata()
+              .withNewStatus()
+              .withNewNodeInfo()
+              .withOsImage("Red Hat Enterprise Linux 8.10 (Ootpa)")
+              .withKubeletVersion("v1.31.0")
+              .endNodeInfo()
+              .endStatus()
+              .build());
+    }
+    return out;
+  }
+
   static TemplateConfig linkerdTestConfig() {
     return TemplateConfig.from(ConfigLoader.fromYaml(LINKERD_TEST_CONFIG))
         .withInjectorVersion("test");

@@ -8,8 +8,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.meshinjector.engine.RuleEngine;
 import io.meshinjector.engine.cluster.InMemoryClusterView;
@@ -47,25 +45,7 @@ class LinkerdConfigOverridesTest {
             .withAnnotations(a)
             .endMetadata()
             .build();
-    List<HasMetadata> out = new ArrayList<>();
-    out.add(ns);
-    for (String n : List.of("rhel-1", "rhel-2")) {
-      Node node =
-          new NodeBuilder()
-              .withNewMetadata()
-              .withName(n)
-              .addToLabels("kubernetes.io/hostname", n)
-              .endMetadata()
-              .withNewStatus()
-              .withNewNodeInfo()
-              .withOsImage("Red Hat Enterprise Linux 8.10 (Ootpa)")
-              .withKubeletVersion("v1.31.0")
-              .endNodeInfo()
-              .endStatus()
-              .build();
-      out.add(node);
-    }
-    return out;
+    return Fixtures.rhel8Cluster(ns);
   }
 
   /** What a user gets: the engine's decision and the patch, applied with Parsson. */

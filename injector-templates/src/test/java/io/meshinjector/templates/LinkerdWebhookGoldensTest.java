@@ -4,10 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.meshinjector.engine.RuleEngine;
 import io.meshinjector.engine.cluster.InMemoryClusterView;
@@ -87,28 +85,6 @@ class LinkerdWebhookGoldensTest {
     return new NamespaceBuilder(ns).editMetadata().withAnnotations(a).endMetadata().build();
   }
 
-  /** Kubelet 1.31 RHEL 8 nodes: native sidecars run, as Linkerd's chart defaults to at b24cd40. */
-  private static List<HasMetadata> cluster(Namespace ns) {
-    List<HasMetadata> out = new ArrayList<>();
-    out.add(ns);
-    for (String n : List.of("rhel-1", "rhel-2")) {
-      out.add(
-          new NodeBuilder()
-              .withNewMetadata()
-              .withName(n)
-              .addToLabels("kubernetes.io/hostname", n)
-              .endMetadata()
-              .withNewStatus()
-              .withNewNodeInfo()
-              .withOsImage("Red Hat Enterprise Linux 8.10 (Ootpa)")
-              .withKubeletVersion("v1.31.0")
-              .endNodeInfo()
-              .endStatus()
-              .build());
-    }
-    return out;
-  }
-
   /**
    * The pod as the API server holds it: annotation values are strings. Linkerd's data writes {@code
    * enable-debug-sidecar: true} unquoted, which its sigs.k8s.io/yaml reads into the string field as
@@ -134,7 +110,8 @@ class LinkerdWebhookGoldensTest {
         linkerdPatch == null
             ? received
             : PatchTest.applyWithParsson(received, Fixtures.resource(DIR + linkerdPatch));
-    InMemoryClusterView view = InMemoryClusterView.of(CONFIG.engine().capabilities(), cluster(ns));
+    InMemoryClusterView view =
+        InMemoryClusterView.of(CONFIG.engine().capabilities(), Fixtures.rhel8Cluster(ns));
     RuleEngine engine = new RuleEngine(CONFIG.engine(), Clock.systemUTC());
     // a pod that names no namespace is in the request's, whose annotations the injector is given
     PodTemplateRef ref =

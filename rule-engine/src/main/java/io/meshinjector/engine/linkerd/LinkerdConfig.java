@@ -33,7 +33,10 @@ public final class LinkerdConfig {
             ? Map.of()
             : annotations(namespace.getMetadata().getAnnotations());
     String nsName = pod.getMetadata().getNamespace();
-    Map<String, Integer> named = namedPorts(pod.getSpec());
+    // only opaque ports name container ports; most pods carry none, so no walk over their ports
+    String opaque = LinkerdAnnotation.OPAQUE_PORTS.key();
+    Map<String, Integer> named =
+        own.containsKey(opaque) || ns.containsKey(opaque) ? namedPorts(pod.getSpec()) : Map.of();
     List<ConfigOverride> fromPod = new ArrayList<>();
     List<ConfigOverride> fromNs = new ArrayList<>();
     for (LinkerdAnnotation a : LinkerdAnnotation.values()) {
