@@ -22,10 +22,14 @@ import java.util.concurrent.Future;
 public final class RealisticNodes {
   private RealisticNodes() {}
 
+  /** Node {@code i}'s name. */
+  public static String name(int i) {
+    return String.format(
+        "ip-10-%d-%d-%d.eu-west-1.compute.internal", i / 65536 % 256, i / 256 % 256, i % 256);
+  }
+
   public static Node node(int i) {
-    String name =
-        String.format(
-            "ip-10-%d-%d-%d.eu-west-1.compute.internal", i / 65536 % 256, i / 256 % 256, i % 256);
+    String name = name(i);
     String pool =
         switch (i % 3) {
           case 0 -> "rhel";
