@@ -12,6 +12,8 @@
 #       or max[/initial] as MESH_INJECTOR_MAX_HEAP/_MIN_HEAP, or empty for the launcher default
 #       outside a container; default: limit=384Mi (the chart default) and the launcher default
 #   BURST_VIA=direct   post the 1,000 admissions to serve itself instead of through the API server
+#   ONLY=serve         only serve's run (not explain and check)
+#   NODES may be a comma list, increasing (5000,10000): one plane, nodes added between serve runs
 #   CHURN=14           node status writes per second while serve starts and admits (0: none)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -22,7 +24,7 @@ for n in $nodes; do
   echo "load before: $(uptime)"
   # the modules it needs built on the way (nothing is taken from ~/.m2's snapshots), the webhook
   # with its AOT cache, as the image runs: the cache is part of the process's memory
-  ./mvnw -B -pl tests -am verify -Dit.test=LargeClusterIT -Dtest=none -Dlarge.checkSeconds="${CHECK_SECONDS:-10}" \
+  ./mvnw -B -pl tests -am verify -Dit.test="LargeClusterIT${ONLY:+#${ONLY}*}" -Dtest=none -Dlarge.checkSeconds="${CHECK_SECONDS:-10}" \
     -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false \
     -Dspotless.check.skip=true -Dlarge.nodes="$n" -Dlarge.heaps="$heaps" -Dlarge.burst=1000 -Dlarge.burstVia="${BURST_VIA:-apiserver}" -Dlarge.churn="${CHURN:-14}" \
     >"$log" 2>&1 || true

@@ -136,6 +136,11 @@ public final class RealisticNodes {
 
   /** Creates nodes {@code 0..count-1} on four connections at once. */
   public static void create(KubernetesClient admin, int count) throws Exception {
+    create(admin, 0, count);
+  }
+
+  /** Creates nodes {@code from..to-1} on four connections at once. */
+  public static void create(KubernetesClient admin, int from, int to) throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(4);
     try {
       List<Future<?>> done = new ArrayList<>();
@@ -144,7 +149,7 @@ public final class RealisticNodes {
         done.add(
             pool.submit(
                 () -> {
-                  for (int i = first; i < count; i += 4) {
+                  for (int i = from + first; i < to; i += 4) {
                     admin.nodes().resource(node(i)).create();
                   }
                   return null;

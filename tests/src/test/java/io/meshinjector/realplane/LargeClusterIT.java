@@ -44,7 +44,20 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class LargeClusterIT {
   @RegisterExtension static final RealPlane PLANE = new RealPlane();
 
-  static final int NODES = Integer.getInteger("large.nodes", 2000);
+  /**
+   * The cluster sizes, comma separated and increasing: serve runs at each, the nodes added between
+   * runs on the same plane (creating 30,000 Nodes is most of a run); the CLI tests run at the last.
+   */
+  static final List<Integer> SIZES =
+      java.util.Arrays.stream(System.getProperty("large.nodes", "2000").split(","))
+          .map(String::strip)
+          .map(Integer::valueOf)
+          .toList();
+
+  static final int NODES = SIZES.get(SIZES.size() - 1);
+
+  /** The nodes that exist now, and the cluster size serve is measured at. */
+  static int nodes;
 
   /**
    * The heaps to run {@code serve} with, one after another on the same cluster, comma separated:
@@ -81,11 +94,15 @@ class LargeClusterIT {
   static KubernetesClient admin;
   static long createdMillis;
 
+  /** The next Deployment (of 20) a burst scales. */
+  static int deployment;
+
   @BeforeAll
   static void aLargeCluster() throws Exception {
     admin = PLANE.plane().admin();
     long start = System.nanoTime();
-    RealisticNodes.create(admin, NODES);
+    RealisticNodes.create(admin, 0, SIZES.get(0));
+    nodes = SIZES.get(0);
     createdMillis = Duration.ofNanos(System.nanoTime() - start).toMillis();
     release = Release.install(PLANE.plane(), "mi", NS, Release.urlValue(PORT));
     Workloads.namespace(admin, "shop", Map.of("inject", "enabled"), Map.of());
@@ -113,6 +130,18 @@ class LargeClusterIT {
   @Test
   @Order(1)
   void serveStreamsTheClusterAndIsReadyWithinItsHeap() throws Exception {
+    for (int size : SIZES) {
+      if (size > nodes) {
+        long start = System.nanoTime();
+        RealisticNodes.create(admin, nodes, size);
+        createdMillis = Duration.ofNanos(System.nanoTime() - start).toMillis();
+        nodes = size;
+      }
+      serveAt(size);
+    }
+  }
+
+  private void serveAt(int size) throws Exception {
     for (int run = 0; run < HEAPS.size(); run++) {
       String[] heap = HEAPS.get(run).strip().split("/");
       Path dir = PLANE.dir("serve-" + run);
@@ -147,7 +176,7 @@ class LargeClusterIT {
           System.out.printf(
               "LargeClusterIT: nodes=%d heap=%s created=%d ms; serve NOT ready, alive (%s);"
                   + " peak heap after GC %d MiB; peak RSS %d MiB; %d node status changes%n",
-              NODES,
+              nodes,
               heap[0].isEmpty() ? "launcher default" : HEAPS.get(run).strip(),
               createdMillis,
               serve.log().lines().filter(l -> l.contains("does not fit")).findFirst().orElse(""),
@@ -157,11 +186,17 @@ class LargeClusterIT {
           continue;
         }
         String afterFirstAnswer = afterFirstAnswer(serve.log(), LocalTime.now());
-        assertThat(serve.log()).contains("cluster view in sync: " + NODES + " nodes");
+        assertThat(serve.log()).contains("cluster view in sync: " + nodes + " nodes");
         long rssReady = status(serve.pid(), "VmRSS");
         long burstMillis =
-            BURST_VIA.equals("apiserver") ? burstThroughTheApiServer("svc-" + run) : burst(serve);
-        long injected = BURST_VIA.equals("apiserver") ? injected("svc-" + run) : BURST;
+            BURST_VIA.equals("apiserver")
+                ? burstThroughTheApiServer("svc-" + deployment)
+                : burst(serve);
+        long injected = BURST_VIA.equals("apiserver") ? injected("svc-" + deployment) : BURST;
+        if (BURST_VIA.equals("apiserver")) {
+          // the next run's burst is its own; these pods would only load the plane
+          admin.apps().deployments().inNamespace("shop").withName("svc-" + deployment++).scale(0);
+        }
         assertThat(serve.running()).as("alive after the burst").isTrue();
         assertThat(serve.log()).doesNotContain("OutOfMemoryError");
         assertThat(injected).as("pods injected").isEqualTo(BURST);
@@ -170,7 +205,7 @@ class LargeClusterIT {
             "LargeClusterIT: nodes=%d heap=%s created=%d ms; serve ready %d ms after start (%s"
                 + " after the API server's first answer); peak heap after GC %d MiB; RSS %d MiB at ready, %d MiB after %d admissions (%s, %d"
                 + " ms: anon %d MiB, file %d MiB), peak RSS %d MiB; %d/%d injected; %d node status changes (%.1f/s)%n",
-            NODES,
+            nodes,
             heap[0].isEmpty() ? "launcher default" : HEAPS.get(run).strip(),
             createdMillis,
             ready.toMillis(),
@@ -207,6 +242,9 @@ class LargeClusterIT {
         new java.util.concurrent.atomic.AtomicLong();
     private final java.util.concurrent.ScheduledExecutorService timer =
         java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+    // writes take longer than the period on a loaded plane: they overlap, on a few connections
+    private final java.util.concurrent.ExecutorService writers =
+        java.util.concurrent.Executors.newFixedThreadPool(8);
     private long startedAt;
     private int next;
 
@@ -220,12 +258,18 @@ class LargeClusterIT {
         return;
       }
       long period = Math.max(1, Math.round(1_000_000 / perSecond));
-      timer.scheduleAtFixedRate(this::one, 0, period, java.util.concurrent.TimeUnit.MICROSECONDS);
+      timer.scheduleAtFixedRate(
+          () -> {
+            String node = RealisticNodes.name(next);
+            next = (next + 7919) % nodes;
+            writers.execute(() -> one(node));
+          },
+          0,
+          period,
+          java.util.concurrent.TimeUnit.MICROSECONDS);
     }
 
-    private void one() {
-      String node = RealisticNodes.name(next);
-      next = (next + 7919) % NODES;
+    private void one(String node) {
       try {
         admin
             .nodes()
@@ -256,6 +300,7 @@ class LargeClusterIT {
     @Override
     public void close() {
       timer.shutdownNow();
+      writers.shutdownNow();
     }
   }
 
