@@ -32,7 +32,12 @@ public final class InMemoryClusterView implements ClusterView {
   private final Duration probeTtl;
   private final Consumer<String> warnings;
   private final boolean snapshot;
-  private final Map<String, NodeFacts> nodes = new ConcurrentHashMap<>();
+  // each node as its name and its shape, one instance per distinct shape (NodeShape)
+  private final Map<String, NodeShape> nodes = new ConcurrentHashMap<>();
+  private final NodeShapes shapes = new NodeShapes();
+  // the label keys the operator's overrides select on: a shape whose value there is the node's
+  // own name is resolved per node, any other once for all its nodes
+  private final Set<String> overrideKeys;
   private final Map<String, Namespace> namespaces = new ConcurrentHashMap<>();
   private final Map<String, NodeCapabilityStatus> probes = new ConcurrentHashMap<>();
   private final Set<String> cniReady = ConcurrentHashMap.newKeySet();
@@ -44,6 +49,9 @@ public final class InMemoryClusterView implements ClusterView {
   // each node's last resolution, reused by the next rebuild while its inputs are the same and it
   // has not expired; written and read only while holding this
   private Map<String, Resolution> resolutions = Map.of();
+  // the resolutions of nodes without a probe report, by shape and CNI readiness, shared by every
+  // such node; written and read only while holding this
+  private Map<SharedKey, Resolution> shared = Map.of();
 
   public InMemoryClusterView(CapabilitiesConfig config) {
     this(config, warning -> {});
@@ -63,6 +71,9 @@ public final class InMemoryClusterView implements ClusterView {
     this.probeTtl = config.probeTtl();
     this.warnings = warnings;
     this.snapshot = snapshot;
+    Set<String> keys = new java.util.HashSet<>();
+    config.overrides().forEach(o -> keys.addAll(o.nodeSelector().keySet()));
+    this.overrideKeys = Set.copyOf(keys);
   }
 
   /**
@@ -154,10 +165,16 @@ public final class InMemoryClusterView implements ClusterView {
 
   public void upsertNode(Node node) {
     NodeFacts facts = NodeFacts.of(node);
-    NodeFacts previous = nodes.put(facts.name(), facts);
-    if (!facts.equals(previous)) {
+    NodeShape shape = shapes.intern(facts);
+    NodeShape previous = nodes.put(facts.name(), shape);
+    if (!shape.equals(previous)) {
       dirty = true;
     }
+  }
+
+  /** How many nodes the view holds. */
+  public int nodeCount() {
+    return nodes.size();
   }
 
   public void removeNode(String name) {
@@ -302,30 +319,65 @@ public final class InMemoryClusterView implements ClusterView {
    */
   private NodeIndex rebuild(Instant now) {
     // sorted by name so classes and listings come out the same whatever order the feed had
-    Map<String, NodeFacts> sorted = new TreeMap<>(nodes);
+    Map<String, NodeShape> sorted = new TreeMap<>(nodes);
     List<NodeIndex.Entry> entries = new ArrayList<>(sorted.size());
-    Map<String, Resolution> resolved = new HashMap<>(sorted.size() * 2);
+    Map<String, Resolution> resolved = new HashMap<>();
+    Map<SharedKey, Resolution> sharedNow = new HashMap<>();
     Instant validUntil = Instant.MAX;
-    for (NodeFacts f : sorted.values()) {
-      warnIfFromTheFuture(f.name(), now);
-      CapabilityResolver.NodeDescription node =
-          new CapabilityResolver.NodeDescription(f.labels(), f.osImage(), f.kubeletVersion());
-      NodeCapabilityStatus probe = probes.get(f.name());
-      boolean cni = cniReady.contains(f.name());
-      Resolution r = resolutions.get(f.name());
-      if (r == null || !r.reusable(node, probe, cni, now)) {
-        CapabilityResolver.Resolved fresh = resolver.resolve(node, probe, cni, now);
-        r = new Resolution(node, probe, cni, fresh, fresh.capabilities().profile());
+    for (Map.Entry<String, NodeShape> n : sorted.entrySet()) {
+      String name = n.getKey();
+      NodeShape shape = n.getValue();
+      warnIfFromTheFuture(name, now);
+      NodeCapabilityStatus probe = probes.get(name);
+      boolean cni = cniReady.contains(name);
+      Resolution r;
+      if (probe == null && !shape.namesAny(overrideKeys)) {
+        // what such a node's verdicts are read from is all in its shape (taints aside): resolved
+        // once for all the nodes that have the same labels, OS image, kubelet and CNI readiness
+        SharedKey key = new SharedKey(shape.labels(), shape.osImage(), shape.kubeletVersion(), cni);
+        r = sharedNow.get(key);
+        if (r == null) {
+          CapabilityResolver.NodeDescription node =
+              new CapabilityResolver.NodeDescription(
+                  shape.labels(), shape.osImage(), shape.kubeletVersion());
+          r = shared.get(key);
+          if (r == null || !r.reusable(node, null, cni, now)) {
+            r = resolve(node, null, cni, now);
+          }
+          sharedNow.put(key, r);
+        }
+      } else {
+        CapabilityResolver.NodeDescription node =
+            new CapabilityResolver.NodeDescription(
+                shape.labelsOf(name), shape.osImage(), shape.kubeletVersion());
+        r = resolutions.get(name);
+        if (r == null || !r.reusable(node, probe, cni, now)) {
+          r = resolve(node, probe, cni, now);
+        }
+        resolved.put(name, r);
       }
-      resolved.put(f.name(), r);
-      entries.add(new NodeIndex.Entry(f, r.resolved().capabilities(), r.profile()));
+      entries.add(new NodeIndex.Entry(name, shape, r.resolved().capabilities(), r.profile()));
       if (r.resolved().expiresAt().isBefore(validUntil)) {
         validUntil = r.resolved().expiresAt();
       }
     }
     resolutions = resolved;
+    shared = sharedNow;
+    shapes.retain(sorted.values());
     return NodeIndex.build(entries, validUntil);
   }
+
+  private Resolution resolve(
+      CapabilityResolver.NodeDescription node,
+      NodeCapabilityStatus probe,
+      boolean cni,
+      Instant now) {
+    CapabilityResolver.Resolved fresh = resolver.resolve(node, probe, cni, now);
+    return new Resolution(node, probe, cni, fresh, fresh.capabilities().profile());
+  }
+
+  private record SharedKey(
+      Map<String, String> labels, String osImage, String kubeletVersion, boolean cniReady) {}
 
   /** A node's resolution and what it was resolved from. */
   private record Resolution(

@@ -7,16 +7,33 @@ import java.util.function.Predicate;
 
 /**
  * One label key's values, each with the nodes (by index) that carry it. A value that one node alone
- * carries (a hostname, an instance id) keeps that node's index, not a bitset: a bitset is as long
- * as the highest index it holds, so one per node would cost the cluster's size in bits for every
- * node, memory that grows with the square of the cluster (12.5 MB at 10,000 Nodes with two such
- * labels each).
+ * carries (an instance id) keeps that node's index, not a bitset: a bitset is as long as the
+ * highest index it holds, so one per node would cost the cluster's size in bits for every node,
+ * memory that grows with the square of the cluster (12.5 MB at 10,000 Nodes with two such labels
+ * each). A value that is the node's own name ({@code kubernetes.io/hostname}) is not held at all:
+ * one bitset says which nodes carry their name, and the index's names find the node.
  */
 final class LabelValues {
   /** A value's nodes: an {@link Integer} while one node carries it, then a {@link BitSet}. */
   private final Map<String, Object> byValue = new HashMap<>();
 
+  private final NodeIndex index;
+
+  /** The nodes whose value is their own name. */
+  private BitSet named;
+
+  LabelValues(NodeIndex index) {
+    this.index = index;
+  }
+
   void add(String value, int node) {
+    if (NodeShape.NAME.equals(value)) {
+      if (named == null) {
+        named = new BitSet();
+      }
+      named.set(node);
+      return;
+    }
     byValue.merge(value, node, LabelValues::join);
   }
 
@@ -40,6 +57,13 @@ final class LabelValues {
             orInto(target, nodes);
           }
         });
+    if (named != null) {
+      for (int i = named.nextSetBit(0); i >= 0; i = named.nextSetBit(i + 1)) {
+        if (matches.test(index.nameAt(i))) {
+          target.set(i);
+        }
+      }
+    }
   }
 
   /** Adds to {@code target} the nodes that carry {@code value}. */
@@ -47,6 +71,12 @@ final class LabelValues {
     Object nodes = byValue.get(value);
     if (nodes != null) {
       orInto(target, nodes);
+    }
+    if (named != null) {
+      Integer i = index.indexOf(value);
+      if (i != null && named.get(i)) {
+        target.set(i);
+      }
     }
   }
 

@@ -59,7 +59,7 @@ final class SchedulingRules {
       // No scheduler sees a pod that names its node: the kubelet admits it despite NoSchedule
       // taints and a cordon, and only a NoExecute taint it does not tolerate turns it away.
       int i = result.nextSetBit(0);
-      if (i >= 0 && !toleratesAll(tolerations, noExecute(index.factsAt(i).taints()))) {
+      if (i >= 0 && !toleratesAll(tolerations, noExecute(index.taintsAt(i)))) {
         result.clear(i);
       }
       return result;

@@ -16,7 +16,7 @@ class LabelValuesTest {
 
   @Test
   void aValueKeepsEveryNodeThatCarriesItWhetherOneOrMany() {
-    LabelValues values = new LabelValues();
+    LabelValues values = new LabelValues(null);
     values.add("ip-10-0-0-1", 4_999);
     values.add("rhel", 3);
     values.add("rhel", 70);
@@ -36,7 +36,7 @@ class LabelValuesTest {
 
   @Test
   void addsToWhatTheTargetHoldsTheNodesOfTheValuesThatMatch() {
-    LabelValues values = new LabelValues();
+    LabelValues values = new LabelValues(null);
     values.add("2", 1);
     values.add("8", 2);
     values.add("8", 5);
