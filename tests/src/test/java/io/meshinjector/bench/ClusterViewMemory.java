@@ -9,8 +9,8 @@ import io.fabric8.kubernetes.api.model.Taint;
 import io.meshinjector.engine.cluster.InMemoryClusterView;
 import io.meshinjector.engine.cluster.NodeIndex;
 import io.meshinjector.engine.config.ConfigLoader;
+import io.meshinjector.webhook.cluster.CompactNodeStore;
 import io.meshinjector.webhook.cluster.Trimmed;
-import io.meshinjector.webhook.cluster.TrimmingStore;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -38,12 +38,14 @@ public final class ClusterViewMemory {
     for (int i = 0; i < count; i++) {
       full.add(realisticNode(i));
     }
-    TrimmingStore<Node> cache = new TrimmingStore<>(Trimmed::node);
+    CompactNodeStore cache = new CompactNodeStore();
     InMemoryClusterView view =
         new InMemoryClusterView(ConfigLoader.defaults().engine().capabilities());
     for (Node node : full) {
-      cache.put(node.getMetadata().getName(), node);
-      view.upsertNode(Trimmed.withoutPublishedLabels(Trimmed.node(node)));
+      // the informer's lister trims each Node as it is decoded; the cache and the view get that
+      Node trimmed = Trimmed.node(node);
+      cache.put(cache.getKey(trimmed), trimmed);
+      view.upsertNode(Trimmed.withoutPublishedLabels(trimmed));
     }
     NodeIndex index = view.nodes(Instant.now());
     if (index.size() != count) {

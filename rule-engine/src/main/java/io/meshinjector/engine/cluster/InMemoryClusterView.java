@@ -172,6 +172,10 @@ public final class InMemoryClusterView implements ClusterView {
     }
   }
 
+  public boolean hasNode(String name) {
+    return nodes.containsKey(name);
+  }
+
   /** How many nodes the view holds. */
   public int nodeCount() {
     return nodes.size();

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.cache.ItemStore;
 import io.fabric8.kubernetes.client.informers.impl.DefaultSharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.impl.ListerWatcher;
 import io.meshinjector.engine.cluster.InMemoryClusterView;
@@ -85,6 +86,19 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
 
   private final List<Consumer<String>> namespaceListeners =
       new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  /** The Node informer's cache: each node as its name, resourceVersion and shared template. */
+  private final CompactNodeStore nodeStore = new CompactNodeStore();
+
+  private final HeapHeadroom headroom;
+
+  /**
+   * New nodes the view left out because it did not fit the heap: it would have died of them. Once
+   * any was, the view is incomplete and the replica stays not ready until it restarts.
+   */
+  private final java.util.concurrent.atomic.AtomicLong shed =
+      new java.util.concurrent.atomic.AtomicLong();
+
   private SharedIndexInformer<Node> nodeInformer;
   private SharedIndexInformer<Namespace> namespaceInformer;
   private volatile boolean synced;
@@ -93,6 +107,16 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
 
   public ClusterInformers(
       KubernetesClient client, InMemoryClusterView view, CniDaemonSet cni, Clock clock) {
+    this(client, view, cni, clock, HeapHeadroom.ofThisJvm());
+  }
+
+  ClusterInformers(
+      KubernetesClient client,
+      InMemoryClusterView view,
+      CniDaemonSet cni,
+      Clock clock,
+      HeapHeadroom headroom) {
+    this.headroom = Objects.requireNonNull(headroom, "headroom");
     this.client = Objects.requireNonNull(client, "client");
     this.view = Objects.requireNonNull(view, "view");
     this.cni = Objects.requireNonNull(cni, "cni");
@@ -123,10 +147,19 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
             "nodes",
             true,
             streamed(client.nodes(), "api/v1/nodes", Node.class, Trimmed::node),
-            UnaryOperator.identity(),
+            nodeStore,
             new Handler<Node>() {
               @Override
               void upsert(Node node) {
+                if (!headroom.fits() && !view.hasNode(node.getMetadata().getName())) {
+                  if (shed.getAndIncrement() == 0) {
+                    LOG.error(
+                        "cluster view: leaving out new nodes from {} on, as the heap is full; not"
+                            + " ready until restarted with more memory",
+                        node.getMetadata().getName());
+                  }
+                  return;
+                }
                 view.upsertNode(Trimmed.withoutPublishedLabels(node));
                 changed(node.getMetadata().getName());
               }
@@ -142,7 +175,7 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
             "namespaces",
             true,
             streamed(client.namespaces(), "api/v1/namespaces", Namespace.class, Trimmed::namespace),
-            UnaryOperator.identity(),
+            new TrimmingStore<>(UnaryOperator.identity()),
             new Handler<Namespace>() {
               @Override
               void upsert(Namespace ns) {
@@ -163,7 +196,7 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
             .genericKubernetesResources(NodeCapabilityResource.CONTEXT)
             .withLimit(PAGE)
             .runnableInformer(0),
-        ClusterInformers::trimNodeCapability,
+        new TrimmingStore<>(ClusterInformers::trimNodeCapability),
         new Handler<GenericKubernetesResource>() {
           @Override
           void upsert(GenericKubernetesResource report) {
@@ -193,7 +226,7 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
             .withLabels(cni.podSelector())
             .withLimit(PAGE)
             .runnableInformer(0),
-        Trimmed::cniPod,
+        new TrimmingStore<>(Trimmed::cniPod),
         new Handler<Pod>() {
           @Override
           void upsert(Pod pod) {
@@ -235,10 +268,12 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
       String name,
       boolean required,
       SharedIndexInformer<T> informer,
-      UnaryOperator<T> trim,
+      ItemStore<T> store,
       ResourceEventHandler<T> handler) {
     Source source = new Source(name, required, informer, describe(name));
-    informer.itemStore(new TrimmingStore<>(trim));
+    informer.itemStore(store);
+    // nothing looks objects up by namespace: the index would hold every object's key once more
+    informer.removeNamespaceIndex();
     informer.addEventHandler(handler);
     informer.exceptionHandler(
         (isStarted, t) -> {
@@ -313,15 +348,25 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
 
   private void sample() {
     sources.forEach(Source::sample);
+    headroom
+        .sample(view.nodeCount())
+        .ifPresent(
+            line -> {
+              if (headroom.fits()) {
+                LOG.info(line);
+              } else {
+                LOG.error(line);
+              }
+            });
     if (!synced && sources.stream().filter(Source::required).allMatch(Source::hasSynced)) {
       // the lists just delivered the whole state; the watches follow within moments
       lastInSync = clock.instant();
       synced = true;
       LOG.info(
           "cluster view in sync: {} nodes, {} cni-ready",
-          nodeInformer.getStore().list().size(),
+          nodeStore.size(),
           Set.copyOf(readyCniPods.values()).size());
-      HeapHeadroom.warning(nodeInformer.getStore().list().size()).ifPresent(LOG::warn);
+      headroom.warning(nodeStore.size()).ifPresent(LOG::warn);
       sources.stream()
           .filter(s -> !s.hasSynced())
           .forEach(
@@ -358,6 +403,16 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
   }
 
   @Override
+  public boolean fits() {
+    return headroom.fits() && shed.get() == 0;
+  }
+
+  @Override
+  public double heapUsedShare() {
+    return headroom.usedShare();
+  }
+
+  @Override
   public List<String> sourceNames() {
     return SOURCES;
   }
@@ -370,6 +425,11 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
   /** The nodes as last seen, trimmed, with the capability labels they carry now. */
   public Collection<Node> nodes() {
     return nodeInformer == null ? List.of() : nodeInformer.getStore().list();
+  }
+
+  /** The names of the nodes as last seen; cheaper than {@link #nodes()}, which makes each Node. */
+  public List<String> nodeNames() {
+    return nodeStore.keySet().toList();
   }
 
   /** The namespaces as last seen, trimmed (labels and annotations kept). */

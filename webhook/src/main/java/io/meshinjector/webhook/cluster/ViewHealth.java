@@ -29,6 +29,20 @@ public interface ViewHealth {
     return synced();
   }
 
+  /**
+   * Whether the view fits the heap it was given: false once the heap in use after a collection is
+   * past {@link HeapHeadroom#FULL} of it (true again below {@link HeapHeadroom#ROOMY}), and for
+   * good once the view had to leave nodes out to stay alive. Not Ready meanwhile.
+   */
+  default boolean fits() {
+    return true;
+  }
+
+  /** The share of the heap in use after the last collection; NaN when unknown. */
+  default double heapUsedShare() {
+    return Double.NaN;
+  }
+
   /** A view from files: complete from the start and never behind. */
   static ViewHealth fixed() {
     return new ViewHealth() {

@@ -163,13 +163,13 @@ public final class LabelPublisher implements AutoCloseable {
           return;
         }
       }
-      for (Node node : informers.nodes()) {
+      for (String node : informers.nodeNames()) {
         if (!changed.isEmpty()) {
           // a node changed meanwhile: it goes first, then this comparison starts over
           queuePass();
           return;
         }
-        if (!publish(index, node.getMetadata().getName())) {
+        if (!publish(index, node)) {
           return;
         }
       }

@@ -9,6 +9,8 @@ public final class ClusterViewMetrics {
   static final String AGE = "mesh_injector_cluster_view_age_seconds";
   static final String SYNCED = "mesh_injector_cluster_view_synced";
   static final String SOURCE_SYNCED = "mesh_injector_cluster_source_synced";
+  static final String FITS = "mesh_injector_cluster_view_fits";
+  static final String HEAP_USED = "mesh_injector_heap_used_after_gc_ratio";
 
   private ClusterViewMetrics() {}
 
@@ -20,6 +22,15 @@ public final class ClusterViewMetrics {
         .register(registry);
     Gauge.builder(SYNCED, health, h -> h.synced() ? 1 : 0)
         .description("1 once every required source (Nodes, Namespaces) has delivered its state")
+        .register(registry);
+    Gauge.builder(FITS, health, h -> h.fits() ? 1 : 0)
+        .description(
+            "1 while the cluster view fits the heap; 0 when the heap in use after a collection is"
+                + " past 85 % of it (the replica is then not ready, and its log names the memory"
+                + " limit to set)")
+        .register(registry);
+    Gauge.builder(HEAP_USED, health, ViewHealth::heapUsedShare)
+        .description("Share of the maximum heap in use after the last collection")
         .register(registry);
     for (String source : health.sourceNames()) {
       Gauge.builder(SOURCE_SYNCED, health, h -> h.sourceSynced(source) ? 1 : 0)

@@ -19,6 +19,12 @@ public final class HealthProbes {
   private static final Result NOT_SYNCED =
       new Result(false, "not ready: the cluster view has not synced yet\n");
 
+  private static final Result DOES_NOT_FIT =
+      new Result(
+          false,
+          "not ready: the cluster view does not fit the heap; the log names the memory limit to"
+              + " set\n");
+
   private final ApplicationAvailability availability;
   private final ViewHealth view;
 
@@ -34,11 +40,15 @@ public final class HealthProbes {
   /**
    * Ready once the application accepts traffic and the cluster view has synced once: before that,
    * every namespace would look unannotated and every node unknown. A view that later falls behind
-   * keeps the replica ready; deciding from the last known state beats refusing every pod.
+   * keeps the replica ready; deciding from the last known state beats refusing every pod. A view
+   * that does not fit the heap makes it not ready: it would die of the next burst.
    */
   public Result readiness() {
     if (!view.synced()) {
       return NOT_SYNCED;
+    }
+    if (!view.fits()) {
+      return DOES_NOT_FIT;
     }
     return availability.getReadinessState() == ReadinessState.ACCEPTING_TRAFFIC ? OK : NOT_OK;
   }
