@@ -72,6 +72,7 @@ class MonitoringChartTest {
             "MeshInjectorAdmissionLatencyHigh",
             "MeshInjectorRefusals",
             "MeshInjectorViewNotSynced",
+            "MeshInjectorViewDoesNotFit",
             "MeshInjectorViewStale",
             "MeshInjectorProbeReportsStale",
             "MeshInjectorNodesWithoutPath",

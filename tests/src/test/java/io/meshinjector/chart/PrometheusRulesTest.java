@@ -94,7 +94,7 @@ class PrometheusRulesTest {
         }
       }
     }
-    assertThat(alerts).hasSize(9);
+    assertThat(alerts).hasSize(10);
     assertThat(fired)
         .as("alerts a case expects to fire")
         .containsExactlyInAnyOrderElementsOf(alerts);

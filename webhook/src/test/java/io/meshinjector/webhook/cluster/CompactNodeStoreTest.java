@@ -1,0 +1,90 @@
+package io.meshinjector.webhook.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.TaintBuilder;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class CompactNodeStoreTest {
+  private static Node node(int i, String resourceVersion) {
+    String name = "ip-10-0-" + i + ".internal";
+    Map<String, String> labels = new LinkedHashMap<>();
+    labels.put("kubernetes.io/hostname", name);
+    labels.put("pool", "p" + i % 2);
+    labels.put("capability.mesh-injector.io/cni", "ready");
+    NodeBuilder b =
+        new NodeBuilder()
+            .withNewMetadata()
+            .withName(name)
+            .withResourceVersion(resourceVersion)
+            .withLabels(labels)
+            .addToAnnotations("a", "b")
+            .endMetadata()
+            .withNewSpec()
+            .withUnschedulable(i % 3 == 0 ? true : null)
+            .endSpec()
+            .withNewStatus()
+            .withNewNodeInfo()
+            .withOsImage("Amazon Linux 2023")
+            .withKubeletVersion("v1.31.4")
+            .withBootID("boot-" + i)
+            .endNodeInfo()
+            .addNewImage()
+            .withNames("img-" + i)
+            .endImage()
+            .endStatus();
+    if (i % 2 == 0) {
+      b.editSpec()
+          .addToTaints(
+              new TaintBuilder()
+                  .withKey("dedicated")
+                  .withValue("x")
+                  .withEffect("NoSchedule")
+                  .build())
+          .endSpec();
+    }
+    return b.build();
+  }
+
+  @Test
+  void eachNodeReadsBackAsTheTrimmedNodeItWas() {
+    CompactNodeStore store = new CompactNodeStore();
+    for (int i = 0; i < 12; i++) {
+      Node n = node(i, i == 5 ? "abc/5" : String.valueOf(1000 + i));
+      Node trimmed = Trimmed.node(n);
+      store.put(store.getKey(trimmed), trimmed);
+      assertThat(store.get(n.getMetadata().getName())).isEqualTo(trimmed);
+    }
+    assertThat(store.size()).isEqualTo(12);
+    assertThat(store.values()).hasSize(12);
+    assertThat(store.get("ip-10-0-5.internal").getMetadata().getResourceVersion())
+        .isEqualTo("abc/5");
+  }
+
+  @Test
+  void nodesOfOnePoolShareOneTemplateWhateverTheirNames() {
+    CompactNodeStore store = new CompactNodeStore();
+    for (int i = 0; i < 600; i++) {
+      Node trimmed = Trimmed.node(node(i, "7" + i));
+      store.put(store.getKey(trimmed), trimmed);
+    }
+    // pool (2) with taint (the same parity) times unschedulable (every third): 4 templates
+    assertThat(store.templates()).isEqualTo(4);
+  }
+
+  @Test
+  void putAndRemoveHandBackThePreviousNode() {
+    CompactNodeStore store = new CompactNodeStore();
+    Node first = Trimmed.node(node(1, "10"));
+    Node second = Trimmed.node(node(1, "11"));
+    assertThat(store.put("ip-10-0-1.internal", first)).isNull();
+    assertThat(store.put("ip-10-0-1.internal", second)).isEqualTo(first);
+    assertThat(store.remove("ip-10-0-1.internal")).isEqualTo(second);
+    assertThat(store.get("ip-10-0-1.internal")).isNull();
+    assertThat(store.keySet()).isEmpty();
+  }
+}
