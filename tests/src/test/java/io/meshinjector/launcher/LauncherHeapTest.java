@@ -69,6 +69,11 @@ class LauncherHeapTest {
 
     assertThat(launch.heap()).containsExactly("-Xms" + heap, "-Xmx" + heap);
     assertThat(launch.err()).isEmpty();
+    // serve names the limit to set when its cluster view does not fit (HeapHeadroom)
+    assertThat(launch.flags())
+        .contains(
+            "-Dmesh-injector.memory-limit-mib=" + Long.parseLong(limit) / 1048576,
+            "-Dmesh-injector.non-heap-mib=304");
   }
 
   @ParameterizedTest(name = "limit {0}")

@@ -393,7 +393,7 @@ class AdmissionServerTest {
     List<String> alerts = new ArrayList<>();
     rules.findValues("expr").forEach(e -> alerts.add(e.asText()));
     assertThat(queries).hasSizeGreaterThan(10);
-    assertThat(alerts).hasSize(9);
+    assertThat(alerts).hasSize(10);
     Pattern name = Pattern.compile("\\bmesh_injector_[a-z0-9_]+");
     for (String q : concat(queries, alerts)) {
       Matcher m = name.matcher(q);
