@@ -146,12 +146,12 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
         informer(
             "nodes",
             true,
-            streamed(client.nodes(), "api/v1/nodes", Node.class, Trimmed::node),
+            streamed(client.nodes(), "api/v1/nodes", Node.class, Trimmed::node, nodeStore),
             nodeStore,
             new Handler<Node>() {
               @Override
               void upsert(Node node) {
-                if (!headroom.fits() && !view.hasNode(node.getMetadata().getName())) {
+                if (headroom.full() && !view.hasNode(node.getMetadata().getName())) {
                   if (shed.getAndIncrement() == 0) {
                     LOG.error(
                         "cluster view: leaving out new nodes from {} on, as the heap is full; not"
@@ -174,7 +174,12 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
         informer(
             "namespaces",
             true,
-            streamed(client.namespaces(), "api/v1/namespaces", Namespace.class, Trimmed::namespace),
+            streamed(
+                client.namespaces(),
+                "api/v1/namespaces",
+                Namespace.class,
+                Trimmed::namespace,
+                StreamedLister.Packer.none()),
             new TrimmingStore<>(UnaryOperator.identity()),
             new Handler<Namespace>() {
               @Override
@@ -252,14 +257,19 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
    */
   @SuppressWarnings("unchecked")
   private <T extends HasMetadata> SharedIndexInformer<T> streamed(
-      Object operation, String path, Class<T> type, UnaryOperator<T> trim) {
+      Object operation,
+      String path,
+      Class<T> type,
+      UnaryOperator<T> trim,
+      StreamedLister.Packer<T> packer) {
     if (!(operation instanceof ListerWatcher<?, ?> watcher)) {
       throw new IllegalStateException(
           "fabric8's " + operation.getClass().getName() + " is no informer lister");
     }
     return new DefaultSharedIndexInformer<T, StreamedLister.Items<T>>(
         type,
-        new StreamedLister<>(client, path, type, trim, (ListerWatcher<T, ?>) watcher, lists),
+        new StreamedLister<>(
+            client, path, type, trim, (ListerWatcher<T, ?>) watcher, lists, packer),
         0,
         lists);
   }

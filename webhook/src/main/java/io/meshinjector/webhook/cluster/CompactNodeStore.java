@@ -22,7 +22,7 @@ import java.util.stream.Stream;
  * #values} make the trimmed Node again, so the informer and the label publisher read what they read
  * before.
  */
-public final class CompactNodeStore implements ItemStore<Node> {
+public final class CompactNodeStore implements ItemStore<Node>, StreamedLister.Packer<Node> {
   /** Stands for the node's name in a template's labels: no label value holds a NUL. */
   static final String NAME = "\u0000name";
 
@@ -85,6 +85,20 @@ public final class CompactNodeStore implements ItemStore<Node> {
   public Node get(String key) {
     Kept kept = items.get(key);
     return kept == null ? null : node(key, kept);
+  }
+
+  /** A listed node until the informer reads the list: its name and what the cache would keep. */
+  private record Packed(String name, Kept kept) {}
+
+  @Override
+  public Object pack(Node node) {
+    return new Packed(node.getMetadata().getName(), keep(node));
+  }
+
+  @Override
+  public Node unpack(Object packed) {
+    Packed p = (Packed) packed;
+    return node(p.name(), p.kept());
   }
 
   /** How many distinct templates the nodes have. */

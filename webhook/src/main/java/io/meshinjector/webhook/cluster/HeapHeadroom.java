@@ -23,6 +23,13 @@ public final class HeapHeadroom {
    */
   static final double FULL = 0.85;
 
+  /**
+   * Past this share a new node would run the process out of memory: the view leaves new nodes out,
+   * and the replica stays not ready until it restarts. Well above {@link #FULL}: the first list is
+   * a transient peak that may pass 85 % and still fit.
+   */
+  static final double EXHAUSTED = 0.95;
+
   /** Below this share it fits again. */
   static final double ROOMY = 0.70;
 
@@ -36,6 +43,7 @@ public final class HeapHeadroom {
   private final long max;
   private final Long memoryLimitMib;
   private volatile boolean fits = true;
+  private volatile boolean full;
 
   HeapHeadroom(LongSupplier usedAfterGc, long max, Long memoryLimitMib) {
     this.usedAfterGc = usedAfterGc;
@@ -60,6 +68,7 @@ public final class HeapHeadroom {
     if (max <= 0 || used < 0) {
       return Optional.empty();
     }
+    full = used > EXHAUSTED * max;
     if (fits && used > FULL * max) {
       fits = false;
       return Optional.of(doesNotFit(nodes, used));
@@ -77,6 +86,14 @@ public final class HeapHeadroom {
 
   boolean fits() {
     return fits;
+  }
+
+  /**
+   * Whether the heap in use after a collection was past {@link #EXHAUSTED} at the last sample: read
+   * for every node listed, so it reads the field, not the memory pools.
+   */
+  boolean full() {
+    return full;
   }
 
   /** The share of the heap in use after the last collection; NaN when unknown. */

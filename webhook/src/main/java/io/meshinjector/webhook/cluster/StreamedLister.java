@@ -35,12 +35,43 @@ final class StreamedLister<T extends HasMetadata>
   record Items<T extends HasMetadata>(ListMeta getMetadata, List<T> getItems)
       implements KubernetesResourceList<T> {}
 
+  /**
+   * How a listed object is held until the informer has read the list: the informer takes the whole
+   * list before it stores any of it, so 20,000 trimmed Node objects (about 1.2 kB each) were held
+   * at once at start, on top of the view, and that peak, not the view, decided the heap a cluster
+   * needs. A packer holds each compactly and makes the object again when the informer reads it.
+   */
+  interface Packer<T> {
+    Object pack(T object);
+
+    T unpack(Object packed);
+
+    @SuppressWarnings("unchecked")
+    static <T> Packer<T> none() {
+      return (Packer<T>) NONE;
+    }
+
+    Packer<Object> NONE =
+        new Packer<>() {
+          @Override
+          public Object pack(Object object) {
+            return object;
+          }
+
+          @Override
+          public Object unpack(Object packed) {
+            return packed;
+          }
+        };
+  }
+
   private final KubernetesClient client;
   private final String path;
   private final Class<T> type;
   private final UnaryOperator<T> trim;
   private final ListerWatcher<T, ?> watcher;
   private final Executor executor;
+  private final Packer<T> packer;
   private volatile boolean listedOnce;
 
   /**
@@ -54,6 +85,18 @@ final class StreamedLister<T extends HasMetadata>
       UnaryOperator<T> trim,
       ListerWatcher<T, ?> watcher,
       Executor executor) {
+    this(client, path, type, trim, watcher, executor, Packer.none());
+  }
+
+  StreamedLister(
+      KubernetesClient client,
+      String path,
+      Class<T> type,
+      UnaryOperator<T> trim,
+      ListerWatcher<T, ?> watcher,
+      Executor executor,
+      Packer<T> packer) {
+    this.packer = packer;
     this.client = client;
     this.path = path;
     this.type = type;
@@ -69,11 +112,24 @@ final class StreamedLister<T extends HasMetadata>
     Map<String, String> query = listedOnce ? Map.of("resourceVersion", "") : Map.of();
     return CompletableFuture.supplyAsync(
         () -> {
-          List<T> items = new ArrayList<>();
+          List<Object> packed = new ArrayList<>();
           ListMeta meta =
-              StreamedList.forEach(client, path, query, type, item -> items.add(trim.apply(item)));
+              StreamedList.forEach(
+                  client, path, query, type, item -> packed.add(packer.pack(trim.apply(item))));
           listedOnce = true;
-          return new Items<>(meta, items);
+          return new Items<>(
+              meta,
+              new java.util.AbstractList<T>() {
+                @Override
+                public T get(int index) {
+                  return packer.unpack(packed.get(index));
+                }
+
+                @Override
+                public int size() {
+                  return packed.size();
+                }
+              });
         },
         executor);
   }

@@ -77,6 +77,15 @@ class CompactNodeStoreTest {
   }
 
   @Test
+  void aListedNodeIsHeldPackedAndReadBackAsItWas() {
+    CompactNodeStore store = new CompactNodeStore();
+    Node trimmed = Trimmed.node(node(4, "99"));
+    Object packed = store.pack(trimmed);
+    assertThat(packed).isNotInstanceOf(Node.class);
+    assertThat(store.unpack(packed)).isEqualTo(trimmed);
+  }
+
+  @Test
   void putAndRemoveHandBackThePreviousNode() {
     CompactNodeStore store = new CompactNodeStore();
     Node first = Trimmed.node(node(1, "10"));

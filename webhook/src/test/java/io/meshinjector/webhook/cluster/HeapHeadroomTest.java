@@ -27,8 +27,12 @@ class HeapHeadroomTest {
         .contains("resources.limits.memory")
         .contains("at least 496Mi")
         .contains("now 384Mi");
-    // said once, not at every tick
+    // said once, not at every tick; not yet so full that new nodes are left out
     assertThat(h.sample(30_000)).isEmpty();
+    assertThat(h.full()).isFalse();
+    used.set(77 * MIB); // 96 %
+    assertThat(h.sample(30_000)).isEmpty();
+    assertThat(h.full()).isTrue();
     used.set(62 * MIB); // 77.5 %: between the two marks, still not fitting
     assertThat(h.sample(30_000)).isEmpty();
     assertThat(h.fits()).isFalse();
