@@ -148,28 +148,30 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
             true,
             streamed(client.nodes(), "api/v1/nodes", Node.class, Trimmed::node, nodeStore),
             nodeStore,
-            new Handler<Node>() {
-              @Override
-              void upsert(Node node) {
-                if (headroom.full() && !view.hasNode(node.getMetadata().getName())) {
-                  if (shed.getAndIncrement() == 0) {
-                    LOG.error(
-                        "cluster view: leaving out new nodes from {} on, as the heap is full; not"
-                            + " ready until restarted with more memory",
-                        node.getMetadata().getName());
-                  }
-                  return;
-                }
-                view.upsertNode(Trimmed.withoutPublishedLabels(node));
-                changed(node.getMetadata().getName());
+            null);
+    nodeStore.listener(
+        new CompactNodeStore.Listener() {
+          @Override
+          public void stored(Node node) {
+            if (headroom.full() && !view.hasNode(node.getMetadata().getName())) {
+              if (shed.getAndIncrement() == 0) {
+                LOG.error(
+                    "cluster view: leaving out new nodes from {} on, as the heap is full; not"
+                        + " ready until restarted with more memory",
+                    node.getMetadata().getName());
               }
+              return;
+            }
+            view.upsertNode(Trimmed.withoutPublishedLabels(node));
+            changed(node.getMetadata().getName());
+          }
 
-              @Override
-              void remove(Node node) {
-                view.removeNode(node.getMetadata().getName());
-                changed(node.getMetadata().getName());
-              }
-            });
+          @Override
+          public void removed(String name) {
+            view.removeNode(name);
+            changed(name);
+          }
+        });
     namespaceInformer =
         informer(
             "namespaces",
@@ -279,12 +281,14 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
       boolean required,
       SharedIndexInformer<T> informer,
       ItemStore<T> store,
-      ResourceEventHandler<T> handler) {
+      ResourceEventHandler<T> handler /* null: the store tells of changes itself */) {
     Source source = new Source(name, required, informer, describe(name));
     informer.itemStore(store);
     // nothing looks objects up by namespace: the index would hold every object's key once more
     informer.removeNamespaceIndex();
-    informer.addEventHandler(handler);
+    if (handler != null) {
+      informer.addEventHandler(handler);
+    }
     informer.exceptionHandler(
         (isStarted, t) -> {
           if (closed) {
