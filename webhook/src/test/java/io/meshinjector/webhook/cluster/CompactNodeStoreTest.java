@@ -77,6 +77,28 @@ class CompactNodeStoreTest {
   }
 
   @Test
+  void theNodeControllersTaintTimesDoNotMakeATemplatePerNode() {
+    CompactNodeStore store = new CompactNodeStore();
+    for (int i = 0; i < 100; i++) {
+      Node n = Trimmed.node(node(1, "5" + i));
+      n.getMetadata().setName("n" + i);
+      n.getSpec()
+          .getTaints()
+          .add(
+              new TaintBuilder()
+                  .withKey("node.kubernetes.io/unreachable")
+                  .withEffect("NoExecute")
+                  .withTimeAdded("2026-11-27T17:0" + i % 10 + ":00Z")
+                  .build());
+      store.put(store.getKey(n), n);
+    }
+    assertThat(store.templates()).isEqualTo(1);
+    assertThat(store.get("n7").getSpec().getTaints())
+        .extracting(t -> t.getKey() + ":" + t.getEffect() + ":" + t.getTimeAdded())
+        .containsExactly("node.kubernetes.io/unreachable:NoExecute:null");
+  }
+
+  @Test
   void aListedNodeIsHeldPackedAndReadBackAsItWas() {
     CompactNodeStore store = new CompactNodeStore();
     Node trimmed = Trimmed.node(node(4, "99"));
