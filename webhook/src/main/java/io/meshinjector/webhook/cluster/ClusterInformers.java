@@ -362,25 +362,15 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
 
   private void sample() {
     sources.forEach(Source::sample);
-    headroom
-        .sample(view.nodeCount())
-        .ifPresent(
-            line -> {
-              if (headroom.fits()) {
-                LOG.info(line);
-              } else {
-                LOG.error(line);
-              }
-            });
+    boolean justSynced = false;
     if (!synced && sources.stream().filter(Source::required).allMatch(Source::hasSynced)) {
       // the lists just delivered the whole state; the watches follow within moments
       lastInSync = clock.instant();
-      synced = true;
       LOG.info(
           "cluster view in sync: {} nodes, {} cni-ready",
           nodeStore.size(),
           Set.copyOf(readyCniPods.values()).size());
-      headroom.warning(nodeStore.size()).ifPresent(LOG::warn);
+      justSynced = true;
       sources.stream()
           .filter(s -> !s.hasSynced())
           .forEach(
@@ -392,8 +382,25 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
                           ? "every node's cni is unknown"
                           : "no node has a probe verdict"));
     }
-    if (synced && sources.stream().filter(Source::required).allMatch(Source::isWatching)) {
+    if ((synced || justSynced)
+        && sources.stream().filter(Source::required).allMatch(Source::isWatching)) {
       lastInSync = clock.instant();
+    }
+    // judged once the first list is in (its own peak is no verdict, what stays after it is), and
+    // before the view says it is synced, so that a view that does not fit is never Ready between
+    headroom
+        .sample(view.nodeCount(), synced || justSynced)
+        .ifPresent(
+            line -> {
+              if (headroom.fits()) {
+                LOG.info(line);
+              } else {
+                LOG.error(line);
+              }
+            });
+    if (justSynced) {
+      synced = true;
+      headroom.warning(nodeStore.size()).ifPresent(LOG::warn);
     }
   }
 

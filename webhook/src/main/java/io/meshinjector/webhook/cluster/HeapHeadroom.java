@@ -4,6 +4,7 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
 import java.lang.management.MemoryUsage;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.function.LongSupplier;
 
@@ -13,13 +14,21 @@ import java.util.function.LongSupplier;
  * same one: a replica that stays up, not Ready, and says which limit to set is the better failure.
  *
  * <p>Read from the heap in use after the last collection, the only figure that says what the
- * process holds (before one, the heap is always nearly full). Past {@link #FULL} of the maximum the
- * view does not fit; it fits again below {@link #ROOMY}, so that a replica near the edge does not
- * go in and out of readiness with each collection.
+ * process holds (before one, the heap is always nearly full). That figure still counts what a young
+ * collection left in the old generation (the first list's pages, a burst's requests), so a figure
+ * past {@link #FULL} is only believed after a full collection asked for here (at most once per
+ * {@link #CONFIRM_EVERY}): a replica that fits is never judged on a transient. While the first list
+ * is read (not {@code settled}) the replica is not Ready anyway and the list's own peak is no
+ * verdict; only a heap past {@link #EXHAUSTED} is. Once it does not fit, it fits again when the
+ * confirmed figure has stayed at or below {@link #FULL} for {@link #RECOVER}: a delay, not a lower
+ * mark, so that a replica that fits at rest cannot be stranded not Ready between two marks (with
+ * {@code failurePolicy: Fail} that refuses pods), and readiness still changes at most once per
+ * {@link #RECOVER}.
  */
 public final class HeapHeadroom {
   /**
-   * Past this share of the maximum heap, still in use after a collection, the view does not fit.
+   * Past this share of the maximum heap, still in use after a full collection, the view does not
+   * fit.
    */
   static final double FULL = 0.85;
 
@@ -30,25 +39,44 @@ public final class HeapHeadroom {
    */
   static final double EXHAUSTED = 0.95;
 
-  /** Below this share it fits again. */
-  static final double ROOMY = 0.70;
+  /** The share of a heap sized for the view that it should take: the limit the line names. */
+  static final double SIZED = 0.70;
 
   /** Past this share at the first sync the start warns, though the view fits. */
   static final double WARN = 0.75;
 
+  /** At most one full collection asked for in this time: each stops admissions for a moment. */
+  static final Duration CONFIRM_EVERY = Duration.ofSeconds(10);
+
+  /** How long the heap must stay at or below {@link #FULL} before the view fits again. */
+  static final Duration RECOVER = Duration.ofSeconds(30);
+
   /** What the launcher leaves beside the heap in a container (bin/mesh-injector). */
   static final long NON_HEAP_MIB = Long.getLong("mesh-injector.non-heap-mib", 304);
+
+  private static final long NEVER = Long.MIN_VALUE;
 
   private final LongSupplier usedAfterGc;
   private final long max;
   private final Long memoryLimitMib;
+  private final Runnable collect;
+  private final LongSupplier nanos;
   private volatile boolean fits = true;
   private volatile boolean full;
+  private long lastCollect = NEVER;
+  private long fitsSince = NEVER;
 
-  HeapHeadroom(LongSupplier usedAfterGc, long max, Long memoryLimitMib) {
+  HeapHeadroom(
+      LongSupplier usedAfterGc,
+      long max,
+      Long memoryLimitMib,
+      Runnable collect,
+      LongSupplier nanos) {
     this.usedAfterGc = usedAfterGc;
     this.max = max;
     this.memoryLimitMib = memoryLimitMib;
+    this.collect = collect;
+    this.nanos = nanos;
   }
 
   /** This JVM's heap, with the container limit the launcher read, if any. */
@@ -56,32 +84,61 @@ public final class HeapHeadroom {
     return new HeapHeadroom(
         HeapHeadroom::heapUsedAfterGc,
         Runtime.getRuntime().maxMemory(),
-        Long.getLong("mesh-injector.memory-limit-mib"));
+        Long.getLong("mesh-injector.memory-limit-mib"),
+        System::gc,
+        System::nanoTime);
   }
 
   /**
-   * Samples the heap: empty while the view fits and on every call after the first that found it
-   * does not; the one line to log when it stops fitting (or fits again).
+   * Samples the heap ({@code settled}: the first list is in): empty while the view fits and on
+   * every call after the first that found it does not; the one line to log when it stops fitting
+   * (or fits again). Called from one thread at a time (the view's ticker).
    */
-  Optional<String> sample(int nodes) {
+  synchronized Optional<String> sample(int nodes, boolean settled) {
     long used = usedAfterGc.getAsLong();
     if (max <= 0 || used < 0) {
       return Optional.empty();
     }
+    long now = nanos.getAsLong();
+    boolean confirmed = false;
+    if (used > FULL * max
+        && (settled || used > EXHAUSTED * max)
+        && (lastCollect == NEVER || now - lastCollect >= CONFIRM_EVERY.toNanos())) {
+      collect.run();
+      lastCollect = now;
+      confirmed = true;
+      used = usedAfterGc.getAsLong();
+    }
     full = used > EXHAUSTED * max;
-    if (fits && used > FULL * max) {
-      fits = false;
-      return Optional.of(doesNotFit(nodes, used));
+    boolean over = used > FULL * max && (settled || full);
+    if (fits) {
+      if (over && confirmed) {
+        fits = false;
+        fitsSince = NEVER;
+        return Optional.of(doesNotFit(nodes, used));
+      }
+      return Optional.empty();
     }
-    if (!fits && used < ROOMY * max) {
-      fits = true;
-      return Optional.of(
-          String.format(
-              "the cluster view of %d nodes fits the heap again: %d of %d MiB in use after the"
-                  + " last collection",
-              nodes, used >> 20, max >> 20));
+    if (over) {
+      // an unconfirmed figure may be a young collection's: only a full one puts the clock back
+      if (confirmed) {
+        fitsSince = NEVER;
+      }
+      return Optional.empty();
     }
-    return Optional.empty();
+    if (fitsSince == NEVER) {
+      fitsSince = now;
+    }
+    if (now - fitsSince < RECOVER.toNanos()) {
+      return Optional.empty();
+    }
+    fits = true;
+    fitsSince = NEVER;
+    return Optional.of(
+        String.format(
+            "the cluster view of %d nodes fits the heap again: %d of %d MiB in use after the"
+                + " last collection",
+            nodes, used >> 20, max >> 20));
   }
 
   boolean fits() {
@@ -104,10 +161,10 @@ public final class HeapHeadroom {
 
   /**
    * The line that names the node count, the heap and the limit to set: a heap in which what is in
-   * use now would take {@link #ROOMY}, less the JVM's share beside it, rounded up to 64 MiB.
+   * use now would take {@link #SIZED}, less the JVM's share beside it, rounded up to 64 MiB.
    */
   String doesNotFit(int nodes, long used) {
-    long heapMib = roundUp((long) Math.ceil(used / ROOMY) >> 20, 64);
+    long heapMib = roundUp((long) Math.ceil(used / SIZED) >> 20, 64);
     heapMib = Math.max(heapMib, roundUp((max >> 20) + 64, 64));
     String fix =
         memoryLimitMib != null

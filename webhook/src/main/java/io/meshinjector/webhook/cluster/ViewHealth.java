@@ -31,8 +31,9 @@ public interface ViewHealth {
 
   /**
    * Whether the view fits the heap it was given: false once the heap in use after a collection is
-   * past {@link HeapHeadroom#FULL} of it (true again below {@link HeapHeadroom#ROOMY}), and for
-   * good once the view had to leave nodes out to stay alive. Not Ready meanwhile.
+   * past {@link HeapHeadroom#FULL} of it (true again once it has stayed at or below that for {@link
+   * HeapHeadroom#RECOVER}), and for good once the view had to leave nodes out to stay alive. Not
+   * Ready meanwhile.
    */
   default boolean fits() {
     return true;

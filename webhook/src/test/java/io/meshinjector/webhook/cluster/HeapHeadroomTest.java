@@ -2,6 +2,8 @@ package io.meshinjector.webhook.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -9,15 +11,44 @@ class HeapHeadroomTest {
   private static final long MIB = 1 << 20;
   private final AtomicLong used = new AtomicLong(40 * MIB);
 
+  /** What a full collection leaves: the heap in use after it. */
+  private final AtomicLong live = new AtomicLong(40 * MIB);
+
+  private final AtomicLong nanos = new AtomicLong();
+  private final AtomicInteger collections = new AtomicInteger();
+
+  private HeapHeadroom headroom(Long limitMib) {
+    return new HeapHeadroom(
+        used::get,
+        80 * MIB,
+        limitMib,
+        () -> {
+          collections.incrementAndGet();
+          used.set(live.get());
+        },
+        nanos::get);
+  }
+
+  /** The heap at {@code mib} after any collection, young or full. */
+  private void holds(long mib) {
+    used.set(mib * MIB);
+    live.set(mib * MIB);
+  }
+
+  private void later(Duration d) {
+    nanos.addAndGet(d.toNanos());
+  }
+
   @Test
-  void aViewPastTheEdgeIsNamedOnceWithTheLimitToSetAndFitsAgainOnlyWellBelowIt() {
-    HeapHeadroom h = new HeapHeadroom(used::get, 80 * MIB, 384L);
-    assertThat(h.sample(20_000)).isEmpty();
+  void aViewPastTheEdgeIsNamedOnceWithTheLimitToSetAndFitsAgainOnlyAfterStayingBelowIt() {
+    HeapHeadroom h = headroom(384L);
+    assertThat(h.sample(20_000, true)).isEmpty();
     assertThat(h.fits()).isTrue();
 
-    used.set(70 * MIB); // 87.5 %
-    String line = h.sample(30_000).orElseThrow();
+    holds(70); // 87.5 %, after a full collection too
+    String line = h.sample(30_000, true).orElseThrow();
     assertThat(h.fits()).isFalse();
+    assertThat(collections).hasValue(1);
     // 70 MiB at 70 % is a 100 MiB heap (128 rounded up to 64), but never less than 64 MiB more
     // than the heap now (80 + 64 = 144, 192 rounded): a limit of 192 + 304
     assertThat(line)
@@ -28,24 +59,86 @@ class HeapHeadroomTest {
         .contains("at least 496Mi")
         .contains("now 384Mi");
     // said once, not at every tick; not yet so full that new nodes are left out
-    assertThat(h.sample(30_000)).isEmpty();
+    later(HeapHeadroom.CONFIRM_EVERY);
+    assertThat(h.sample(30_000, true)).isEmpty();
     assertThat(h.full()).isFalse();
-    used.set(77 * MIB); // 96 %
-    assertThat(h.sample(30_000)).isEmpty();
+    holds(77); // 96 %
+    later(HeapHeadroom.CONFIRM_EVERY);
+    assertThat(h.sample(30_000, true)).isEmpty();
     assertThat(h.full()).isTrue();
-    used.set(62 * MIB); // 77.5 %: between the two marks, still not fitting
-    assertThat(h.sample(30_000)).isEmpty();
-    assertThat(h.fits()).isFalse();
-    used.set(50 * MIB);
-    assertThat(h.sample(30_000).orElseThrow()).contains("fits the heap again");
+    holds(50);
+    assertThat(h.sample(30_000, true)).isEmpty();
+    assertThat(h.fits()).as("not on the first figure below the mark").isFalse();
+    later(HeapHeadroom.RECOVER);
+    assertThat(h.sample(30_000, true).orElseThrow()).contains("fits the heap again");
     assertThat(h.fits()).isTrue();
   }
 
   @Test
+  void theFirstListsPeakAndAYoungCollectionsFigureDoNotMakeAFittingReplicaNotReady() {
+    HeapHeadroom h = headroom(384L);
+    // reading the first list: 90 % after collections, but a replica not yet synced is judged
+    // only past the exhausted mark
+    used.set(72 * MIB);
+    live.set(60 * MIB);
+    for (int i = 0; i < 20; i++) {
+      assertThat(h.sample(5_000, false)).isEmpty();
+      later(HeapHeadroom.CONFIRM_EVERY);
+    }
+    assertThat(h.fits()).isTrue();
+    assertThat(collections).as("no full collection asked for below the exhausted mark").hasValue(0);
+    // in sync: the figure is still the list's (a young collection's, 90 %); a full collection
+    // finds 75 %: the view fits, and stays Ready whatever young collections say after
+    assertThat(h.sample(5_000, true)).isEmpty();
+    assertThat(collections).hasValue(1);
+    assertThat(h.fits()).isTrue();
+    used.set(70 * MIB); // 87.5 % after a young collection, 10 ms later
+    later(Duration.ofMillis(10));
+    assertThat(h.sample(5_000, true)).isEmpty();
+    assertThat(collections).as("at most one full collection per CONFIRM_EVERY").hasValue(1);
+    assertThat(h.fits()).isTrue();
+    later(HeapHeadroom.CONFIRM_EVERY);
+    assertThat(h.sample(5_000, true)).isEmpty();
+    assertThat(collections).hasValue(2);
+    assertThat(h.fits()).isTrue();
+  }
+
+  @Test
+  void aReplicaThatFitsAtRestIsNotStrandedBetweenMarks() {
+    HeapHeadroom h = headroom(384L);
+    holds(70); // a burst: 87.5 % after a full collection
+    assertThat(h.sample(10_000, true)).isPresent();
+    assertThat(h.fits()).isFalse();
+    // at rest it holds 80 %: below the mark at which it stops fitting (the old rule asked for 70 %)
+    used.set(70 * MIB); // young collections' figures still past the mark
+    live.set(64 * MIB);
+    later(HeapHeadroom.CONFIRM_EVERY);
+    assertThat(h.sample(10_000, true)).isEmpty();
+    assertThat(h.fits()).isFalse();
+    // a young collection's figure again; the full collection it asks for finds 80 %: the clock
+    // that started at the first figure below the mark runs on
+    used.set(70 * MIB);
+    later(HeapHeadroom.RECOVER.minus(Duration.ofSeconds(1)));
+    assertThat(h.sample(10_000, true)).isEmpty();
+    later(Duration.ofSeconds(1));
+    assertThat(h.sample(10_000, true).orElseThrow()).contains("fits the heap again");
+    assertThat(h.fits()).isTrue();
+  }
+
+  @Test
+  void theFirstListPastTheExhaustedMarkIsNamedBeforeTheSync() {
+    HeapHeadroom h = headroom(384L);
+    holds(77); // 96 % after a full collection, the list not yet in
+    assertThat(h.sample(20_000, false).orElseThrow()).contains("20000 nodes").contains("Mi");
+    assertThat(h.fits()).isFalse();
+    assertThat(h.full()).isTrue();
+  }
+
+  @Test
   void outsideAContainerTheLineNamesTheHeapToGive() {
-    used.set(75 * MIB);
-    HeapHeadroom h = new HeapHeadroom(used::get, 80 * MIB, null);
-    assertThat(h.sample(25_000).orElseThrow())
+    holds(75);
+    HeapHeadroom h = headroom(null);
+    assertThat(h.sample(25_000, true).orElseThrow())
         .contains("MESH_INJECTOR_MAX_HEAP")
         .contains("at least 192m");
   }
@@ -53,15 +146,15 @@ class HeapHeadroomTest {
   @Test
   void beforeAnyCollectionNothingIsKnownAndTheViewFits() {
     used.set(-1);
-    HeapHeadroom h = new HeapHeadroom(used::get, 80 * MIB, 384L);
-    assertThat(h.sample(1)).isEmpty();
+    HeapHeadroom h = headroom(384L);
+    assertThat(h.sample(1, true)).isEmpty();
     assertThat(h.fits()).isTrue();
     assertThat(h.usedShare()).isNaN();
   }
 
   @Test
   void theStartWarnsNearTheEdgeButNotPastIt() {
-    HeapHeadroom h = new HeapHeadroom(used::get, 80 * MIB, 384L);
+    HeapHeadroom h = headroom(384L);
     used.set(64 * MIB); // 80 %
     assertThat(h.warning(5000).orElseThrow()).contains("nearly full").contains("5000 nodes");
     used.set(30 * MIB);
