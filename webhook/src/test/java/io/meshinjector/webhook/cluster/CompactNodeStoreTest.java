@@ -51,6 +51,20 @@ class CompactNodeStoreTest {
   }
 
   @Test
+  void aPackedListKeepsOneTemplatePerDistinctShapePastThePoolsPruningSize() {
+    CompactNodeStore store = new CompactNodeStore();
+    // 400 nodes of 200 shapes (node k's, k < 200, under another name): more than twice the size
+    // at which the pool is first pruned
+    for (int i = 0; i < 400; i++) {
+      Node n = node(i % 200, String.valueOf(1000 + i));
+      n.getMetadata().setName("n-" + i);
+      store.pack(Trimmed.node(n));
+    }
+    // the pool still knows every shape the packed list refers to, so each is held once
+    assertThat(store.templates()).isEqualTo(200);
+  }
+
+  @Test
   void eachNodeReadsBackAsTheTrimmedNodeItWas() {
     CompactNodeStore store = new CompactNodeStore();
     for (int i = 0; i < 12; i++) {
