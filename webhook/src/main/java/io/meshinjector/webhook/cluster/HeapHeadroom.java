@@ -18,12 +18,13 @@ import java.util.function.LongSupplier;
  * collection left in the old generation (the first list's pages, a burst's requests), so a figure
  * past {@link #FULL} is only believed after a full collection asked for here (at most once per
  * {@link #CONFIRM_EVERY}): a replica that fits is never judged on a transient. While the first list
- * is read (not {@code settled}) the replica is not Ready anyway and the list's own peak is no
- * verdict; only a heap past {@link #EXHAUSTED} is. Once it does not fit, it fits again when the
- * confirmed figure has stayed at or below {@link #FULL} for {@link #RECOVER}: a delay, not a lower
- * mark, so that a replica that fits at rest cannot be stranded not Ready between two marks (with
- * {@code failurePolicy: Fail} that refuses pods), and readiness still changes at most once per
- * {@link #RECOVER}.
+ * is read the replica is not Ready anyway; a list that does not fit is named then (it may never
+ * end), and the first sample once the list is in ({@code settled}) judges again at once, after a
+ * full collection, what stays of it. Once it does not fit, it fits again when the confirmed figure
+ * has stayed at or below {@link #FULL} for {@link #RECOVER}: a delay, not a lower mark, so that a
+ * replica that fits at rest cannot be stranded not Ready between two marks (with {@code
+ * failurePolicy: Fail} that refuses pods), and readiness still changes at most once per {@link
+ * #RECOVER}.
  */
 public final class HeapHeadroom {
   /**
@@ -65,6 +66,7 @@ public final class HeapHeadroom {
   private volatile boolean full;
   private long lastCollect = NEVER;
   private long fitsSince = NEVER;
+  private boolean settledSeen;
 
   HeapHeadroom(
       LongSupplier usedAfterGc,
@@ -100,17 +102,19 @@ public final class HeapHeadroom {
       return Optional.empty();
     }
     long now = nanos.getAsLong();
+    // the first sample once the list is in judges what stays of it, whatever the list's peak said
+    boolean firstSettled = settled && !settledSeen;
+    settledSeen |= settled;
     boolean confirmed = false;
-    if (used > FULL * max
-        && (settled || used > EXHAUSTED * max)
-        && (lastCollect == NEVER || now - lastCollect >= CONFIRM_EVERY.toNanos())) {
+    if ((used > FULL * max || (firstSettled && !fits))
+        && (firstSettled || lastCollect == NEVER || now - lastCollect >= CONFIRM_EVERY.toNanos())) {
       collect.run();
       lastCollect = now;
       confirmed = true;
       used = usedAfterGc.getAsLong();
     }
     full = used > EXHAUSTED * max;
-    boolean over = used > FULL * max && (settled || full);
+    boolean over = used > FULL * max;
     if (fits) {
       if (over && confirmed) {
         fits = false;
@@ -129,7 +133,7 @@ public final class HeapHeadroom {
     if (fitsSince == NEVER) {
       fitsSince = now;
     }
-    if (now - fitsSince < RECOVER.toNanos()) {
+    if (!firstSettled && now - fitsSince < RECOVER.toNanos()) {
       return Optional.empty();
     }
     fits = true;
