@@ -11,6 +11,7 @@ import io.meshinjector.engine.check.CheckResult.Pass;
 import io.meshinjector.engine.check.CheckResult.Warn;
 import io.meshinjector.engine.check.NodeChecks;
 import io.meshinjector.engine.check.NodePaths;
+import io.meshinjector.engine.check.ProxyDrift;
 import io.meshinjector.engine.cluster.InMemoryClusterView;
 import io.meshinjector.engine.cluster.NodeIndex;
 import io.meshinjector.engine.config.MeshConfig;
@@ -23,6 +24,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The cluster side of {@code mesh-injector check}: one list per resource kind (streamed, each
@@ -38,6 +40,7 @@ public final class ClusterChecks {
   private final Clock clock;
   private final PreInstallChecks preInstall;
   private final InstallChecks install;
+  private final ViewChecks view;
 
   /**
    * @param namespace the release's namespace: where {@code --pre} asks whether the installer may
@@ -48,6 +51,7 @@ public final class ClusterChecks {
     this.clock = clock;
     this.preInstall = new PreInstallChecks(client, namespace);
     this.install = new InstallChecks(client, namespace, clock);
+    this.view = new ViewChecks(client, namespace);
   }
 
   /**
@@ -80,8 +84,8 @@ public final class ClusterChecks {
 
   /**
    * After install: the CRD, the webhook configuration and its caBundle, the certificate, the
-   * replicas, a server-side dry run through the webhook, probe coverage, nodes without a path and
-   * pods at risk.
+   * replicas, a server-side dry run through the webhook, probe coverage, nodes without a path, pods
+   * at risk, the data plane's drift from the release, and the sources the replicas cannot read.
    */
   public List<CheckResult> installed(Optional<MeshConfig> given) {
     List<CheckResult> out = new ArrayList<>();
@@ -95,11 +99,18 @@ public final class ClusterChecks {
     }
     MeshConfig config = given.orElseGet(() -> install.installedConfig(fullname, out));
     List<Namespace> namespaces = new ArrayList<>();
-    Optional<InMemoryClusterView> view = read(config, namespaces, false, out);
+    Optional<InMemoryClusterView> snapshot = read(config, namespaces, false, out);
     if (webhook.isPresent()) {
       out.add(install.dryRun(namespaces));
+      out.addAll(
+          view.blindSpots(
+              fullname,
+              config,
+              snapshot.map(v -> v.nodes(clock.instant())),
+              snapshot.map(InMemoryClusterView::cniReadyNodes).orElse(Set.of())));
     }
-    view.ifPresent(v -> out.addAll(install.nodeHealth(v, config)));
+    Optional<ProxyDrift.Baseline> baseline = install.baseline(config, out);
+    snapshot.ifPresent(v -> out.addAll(install.nodeHealth(v, config, baseline, namespaces)));
     return out;
   }
 
