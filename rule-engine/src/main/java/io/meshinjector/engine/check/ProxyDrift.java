@@ -101,10 +101,13 @@ public final class ProxyDrift {
 
   private ProxyDrift() {}
 
-  /** The parts of {@code pod} the check needs; empty when it was not injected. */
+  /**
+   * The parts of {@code pod} the check needs; empty when it was not injected, or is being deleted
+   * (a rollout already replaces it: a terminating pod keeps its phase until its containers stop).
+   */
   public static Optional<DataPlanePod> of(Pod pod, Baseline baseline) {
     Map<String, String> a = orEmpty(pod.getMetadata().getAnnotations());
-    if (a.get(Annotations.DECISION) == null) {
+    if (a.get(Annotations.DECISION) == null || pod.getMetadata().getDeletionTimestamp() != null) {
       return Optional.empty();
     }
     String recorded =

@@ -139,6 +139,15 @@ class ProxyDriftTest {
   }
 
   @Test
+  void aPodBeingDeletedIsLeftOut() {
+    Pod going = pod("shop", "web-1", "ReplicaSet", "web", linkerd("v1", "sha256:old"));
+    going.getMetadata().setDeletionTimestamp("2026-11-27T10:00:00Z");
+    assertThat(ProxyDrift.of(going, LINKERD)).isEmpty();
+    going.getMetadata().setDeletionTimestamp(null);
+    assertThat(ProxyDrift.of(going, LINKERD)).isPresent();
+  }
+
+  @Test
   void podsInjectedBeforeTheDigestAreUnknownNotDrift() {
     Report r =
         assess(
