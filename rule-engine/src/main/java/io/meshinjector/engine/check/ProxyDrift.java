@@ -82,15 +82,47 @@ public final class ProxyDrift {
       String imagePin,
       String proxyImage) {}
 
-  /** One workload's pods that differ, and how. */
+  /**
+   * One workload's pods that differ, and how.
+   *
+   * @param versions the recorded proxy versions that differ from what the release gives, sorted
+   * @param expectedVersion what the release (or the pods' pin) gives; null when no version differs
+   * @param config whether a pod recorded another config digest
+   * @param imagesNotAsked images that differ from the image a pod's annotation pins, sorted
+   */
   public record Drifted(
       String namespace,
       Workload workload,
       int pods,
-      TreeSet<String> versions,
+      List<String> versions,
       String expectedVersion,
       boolean config,
-      TreeSet<String> imagesNotAsked) {}
+      List<String> imagesNotAsked) {
+    public Drifted {
+      versions = List.copyOf(versions);
+      imagesNotAsked = List.copyOf(imagesNotAsked);
+    }
+  }
+
+  /** One workload's counts while the pods are read. */
+  private static final class Tally {
+    int pods;
+    final TreeSet<String> versions = new TreeSet<>();
+    final TreeSet<String> images = new TreeSet<>();
+    String expected;
+    boolean config;
+
+    Drifted done(String namespace, Workload workload) {
+      return new Drifted(
+          namespace,
+          workload,
+          pods,
+          new ArrayList<>(versions),
+          expected,
+          config,
+          new ArrayList<>(images));
+    }
+  }
 
   /**
    * @param drifted per namespace and workload, in that order
@@ -163,7 +195,7 @@ public final class ProxyDrift {
       List<DataPlanePod> pods,
       Baseline baseline,
       Function<String, Map<String, String>> namespaceAnnotations) {
-    Map<String, Map<Workload, Drifted>> byNamespace = new TreeMap<>();
+    Map<String, Map<Workload, Tally>> byNamespace = new TreeMap<>();
     int unknown = 0;
     int pinned = 0;
     int driftedPods = 0;
@@ -198,33 +230,25 @@ public final class ProxyDrift {
         continue;
       }
       driftedPods++;
-      Map<Workload, Drifted> workloads =
-          byNamespace.computeIfAbsent(
-              p.namespace(), n -> new TreeMap<>(Comparator.comparing(Workload::ref)));
-      Drifted before = workloads.get(p.workload());
-      TreeSet<String> versions = before == null ? new TreeSet<>() : before.versions();
-      TreeSet<String> images = before == null ? new TreeSet<>() : before.imagesNotAsked();
-      if (versionDrift && p.recordedVersion() != null && p.imagePin() == null) {
-        versions.add(p.recordedVersion());
+      Tally t =
+          byNamespace
+              .computeIfAbsent(
+                  p.namespace(), n -> new TreeMap<>(Comparator.comparing(Workload::ref)))
+              .computeIfAbsent(p.workload(), w -> new Tally());
+      t.pods++;
+      t.config |= configDrift;
+      if (versionDrift && imageNotAsked == null) {
+        t.versions.add(p.recordedVersion());
+        if (t.expected == null) {
+          t.expected = expected;
+        }
       }
       if (imageNotAsked != null) {
-        images.add(imageNotAsked);
+        t.images.add(imageNotAsked);
       }
-      workloads.put(
-          p.workload(),
-          new Drifted(
-              p.namespace(),
-              p.workload(),
-              (before == null ? 0 : before.pods()) + 1,
-              versions,
-              before != null && before.expectedVersion() != null
-                  ? before.expectedVersion()
-                  : (versionDrift ? expected : null),
-              (before != null && before.config()) || configDrift,
-              images));
     }
     List<Drifted> drifted = new ArrayList<>();
-    byNamespace.values().forEach(w -> drifted.addAll(w.values()));
+    byNamespace.forEach((ns, workloads) -> workloads.forEach((w, t) -> drifted.add(t.done(ns, w))));
     return new Report(pods.size(), drifted, driftedPods, unknown, pinned);
   }
 
