@@ -2,7 +2,6 @@ package io.meshinjector.webhook.probe;
 
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
-import io.fabric8.kubernetes.api.model.MicroTime;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -26,6 +25,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The per-node repair (docs/operations.md, "Repair"): watches the pods bound to this node only (a
@@ -54,6 +54,7 @@ public final class PodRepair implements AutoCloseable {
   private final RepairMetrics metrics;
   private final Clock clock;
   private final PrintWriter log;
+  private final AtomicLong received = new AtomicLong();
   private RepairLedger ledger = RepairLedger.empty();
   private SharedIndexInformer<Pod> informer;
 
@@ -84,19 +85,26 @@ public final class PodRepair implements AutoCloseable {
         new ResourceEventHandler<>() {
           @Override
           public void onAdd(Pod pod) {
+            received.incrementAndGet();
             consider(pod);
           }
 
           @Override
           public void onUpdate(Pod before, Pod pod) {
+            // the informer's resyncs hand back the same object: not received from the server
+            if (before != pod) {
+              received.incrementAndGet();
+            }
             consider(pod);
           }
 
           @Override
           public void onDelete(Pod pod, boolean finalStateUnknown) {
+            received.incrementAndGet();
             forget(pod);
           }
         });
+    metrics.watch(this::watched, received::get);
     informer.start();
     log("watching the pods of node " + node + " (repair mode " + settings.mode().id() + ")");
     return this;
@@ -241,7 +249,6 @@ public final class PodRepair implements AutoCloseable {
             .withAction(outcome == Outcome.REPLACED ? "Delete" : "Report")
             .withFirstTimestamp(time)
             .withLastTimestamp(time)
-            .withEventTime(new MicroTime(DateTimeFormatter.ISO_INSTANT.format(now)))
             .withCount(1)
             .build();
     try {

@@ -3,9 +3,12 @@ package io.meshinjector.webhook.probe;
 import io.meshinjector.engine.repair.Flavour;
 import io.meshinjector.engine.repair.Outcome;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * {@code mesh_injector_repairs_total{flavour,outcome}}: every flavour and outcome registered at
@@ -13,10 +16,14 @@ import java.util.Map;
  */
 public final class RepairMetrics {
   static final String REPAIRS = "mesh_injector_repairs";
+  static final String WATCHED = "mesh_injector_repair_watched_pods";
+  static final String RECEIVED = "mesh_injector_repair_pod_notifications";
 
   private final Map<Flavour, Map<Outcome, Counter>> counters = new EnumMap<>(Flavour.class);
+  private final MeterRegistry registry;
 
   public RepairMetrics(MeterRegistry registry) {
+    this.registry = registry;
     for (Flavour f : Flavour.values()) {
       Map<Outcome, Counter> byOutcome = new EnumMap<>(Outcome.class);
       for (Outcome o : Outcome.values()) {
@@ -32,6 +39,20 @@ public final class RepairMetrics {
       }
       counters.put(f, byOutcome);
     }
+  }
+
+  /**
+   * The watch's size: the pods it holds and the notifications (adds, updates, deletes) it has
+   * received, which follow the node's pods, not the cluster's (docs/benchmarks.md).
+   */
+  void watch(Supplier<Integer> watched, Supplier<Long> received) {
+    Gauge.builder(WATCHED, watched, w -> w.get())
+        .description("Pods the repair's watch holds: those bound to this node")
+        .register(registry);
+    FunctionCounter.builder(RECEIVED, received, r -> r.get())
+        .description(
+            "Pod adds, updates and deletes the repair's watch received from the API server")
+        .register(registry);
   }
 
   void count(Flavour flavour, Outcome outcome) {
