@@ -106,7 +106,7 @@ public final class RepairWatchScale {
         Process probe = pb.start();
         try {
           int own = OWN + 1 + churnRound * OWN_CHURN;
-          await(() -> metric(port, "mesh_injector_repair_watched_pods") >= own, log);
+          await(() -> metric(port, "mesh_injector_repair_watched_pods") >= own, log, port);
           Thread.sleep(3000);
           double watched = metric(port, "mesh_injector_repair_watched_pods");
           double atStart = metric(port, "mesh_injector_repair_pod_notifications_total");
@@ -117,7 +117,7 @@ public final class RepairWatchScale {
           create(admin, "own-churn-" + churnRound, OWN_CHURN, i -> "node-a");
           churnRound++;
           int ownNow = OWN + 1 + churnRound * OWN_CHURN;
-          await(() -> metric(port, "mesh_injector_repair_watched_pods") >= ownNow, log);
+          await(() -> metric(port, "mesh_injector_repair_watched_pods") >= ownNow, log, port);
           Thread.sleep(3000);
           double churned = metric(port, "mesh_injector_repair_pod_notifications_total") - atStart;
           others += CHURN;
@@ -216,7 +216,8 @@ public final class RepairWatchScale {
     }
   }
 
-  static void await(java.util.function.BooleanSupplier condition, Path log) throws Exception {
+  static void await(java.util.function.BooleanSupplier condition, Path log, int port)
+      throws Exception {
     long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > deadline) {

@@ -21,6 +21,10 @@ public final class RepairMetrics {
 
   private final Map<Flavour, Map<Outcome, Counter>> counters = new EnumMap<>(Flavour.class);
   private final MeterRegistry registry;
+  // Micrometer holds a gauge's and a function counter's object weakly: kept here, where the
+  // repair's own reference keeps them alive, or they would read NaN after the first GC
+  private Supplier<Integer> watched;
+  private Supplier<Long> received;
 
   public RepairMetrics(MeterRegistry registry) {
     this.registry = registry;
@@ -46,10 +50,12 @@ public final class RepairMetrics {
    * received, which follow the node's pods, not the cluster's (docs/benchmarks.md).
    */
   void watch(Supplier<Integer> watched, Supplier<Long> received) {
-    Gauge.builder(WATCHED, watched, w -> w.get())
+    this.watched = watched;
+    this.received = received;
+    Gauge.builder(WATCHED, this, m -> m.watched.get())
         .description("Pods the repair's watch holds: those bound to this node")
         .register(registry);
-    FunctionCounter.builder(RECEIVED, received, r -> r.get())
+    FunctionCounter.builder(RECEIVED, this, m -> m.received.get())
         .description(
             "Pod adds, updates and deletes the repair's watch received from the API server")
         .register(registry);
