@@ -104,6 +104,20 @@ public final class PodRepair implements AutoCloseable {
             forget(pod);
           }
         });
+    // a refused list (RBAC not matching the mode, an API server away) is named and retried: the
+    // probe's NodeCapability loop goes on meanwhile
+    informer.exceptionHandler(
+        (started, t) -> {
+          log(
+              "the watch of node "
+                  + node
+                  + "'s pods failed, retrying: "
+                  + (t instanceof KubernetesClientException k && k.getCode() == 403
+                      ? "forbidden (does the chart's probe.repair.mode match --repair?): "
+                      : "")
+                  + t.getMessage());
+          return true;
+        });
     metrics.watch(this::watched, received::get);
     informer.start();
     log("watching the pods of node " + node + " (repair mode " + settings.mode().id() + ")");
