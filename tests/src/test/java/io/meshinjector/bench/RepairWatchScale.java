@@ -78,6 +78,10 @@ public final class RepairWatchScale {
               + " on node-a |");
       System.out.println("|---|---|---|---|---|---|---|---|");
       for (String arg : args) {
+        if (arg.equals("off")) {
+          baseline(kubeconfig, work);
+          continue;
+        }
         int target = Integer.parseInt(arg);
         create(admin, "other-" + others, target - others, i -> "other-" + (i % OTHER_NODES));
         others = Math.max(others, target);
@@ -136,6 +140,45 @@ public final class RepairWatchScale {
           probe.waitFor(20, TimeUnit.SECONDS);
         }
       }
+    }
+  }
+
+  /** The probe as it was before the repair: {@code --repair off}, no watch, no metrics port. */
+  static void baseline(Path kubeconfig, Path work) throws Exception {
+    Path log = Files.createDirectories(work).resolve("probe-off.log");
+    ProcessBuilder pb =
+        new ProcessBuilder(
+                Serve.launcher().toString(),
+                "probe",
+                "--node",
+                "node-a",
+                "--host-root",
+                "/",
+                "--interval",
+                "1h",
+                "--repair",
+                "off")
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile());
+    pb.environment().remove("KUBERNETES_SERVICE_HOST");
+    pb.environment().put("KUBECONFIG", kubeconfig.toString());
+    pb.environment().put("MESH_INJECTOR_JAVA_OPTS", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1");
+    Process probe = pb.start();
+    try {
+      long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+      while (!Files.readString(log).contains("wrote NodeCapability")) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("the probe wrote nothing:\n" + Files.readString(log));
+        }
+        Thread.sleep(200);
+      }
+      Thread.sleep(3000);
+      System.out.printf(
+          "| --repair off (before the repair) | | | | | %s | %,d KiB | |%n",
+          heapAfterGc(probe.pid()), rssKib(probe.pid()));
+    } finally {
+      probe.destroy();
+      probe.waitFor(20, TimeUnit.SECONDS);
     }
   }
 
@@ -230,14 +273,14 @@ public final class RepairWatchScale {
 
   /**
    * {@code jcmd PID GC.run}, then the used heap {@code GC.heap_info} reports: the generations'
-   * "used" figures summed (Metaspace and class space apart).
+   * "used" figures summed (Metaspace and class space, written "used N, committed", apart).
    */
   static String heapAfterGc(long pid) throws Exception {
     run("jcmd", String.valueOf(pid), "GC.run");
     String info = run("jcmd", String.valueOf(pid), "GC.heap_info");
     long usedKib = 0;
     java.util.regex.Matcher m =
-        java.util.regex.Pattern.compile("generation\\s+total \\d+K, used (\\d+)K").matcher(info);
+        java.util.regex.Pattern.compile("total \\d+K, used (\\d+)K").matcher(info);
     while (m.find()) {
       usedKib += Long.parseLong(m.group(1));
     }
