@@ -2,6 +2,7 @@ package io.meshinjector.webhook.cli.check;
 
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.VersionInfo;
@@ -93,9 +94,10 @@ public final class ClusterChecks {
     out.add(install.crd());
     Optional<MutatingWebhookConfiguration> webhook = install.webhookConfiguration(out);
     String fullname = webhook.map(w -> w.getMetadata().getName()).orElse(null);
+    Deployment deployment = null;
     if (webhook.isPresent()) {
       install.caBundleAndCertificate(webhook.get(), fullname, out);
-      install.replicas(webhook.get(), fullname, out);
+      deployment = install.replicas(webhook.get(), fullname, out);
     }
     MeshConfig config = given.orElseGet(() -> install.installedConfig(fullname, out));
     List<Namespace> namespaces = new ArrayList<>();
@@ -105,6 +107,7 @@ public final class ClusterChecks {
       out.addAll(
           view.blindSpots(
               fullname,
+              deployment,
               config,
               snapshot.map(v -> v.nodes(clock.instant())),
               snapshot.map(InMemoryClusterView::cniReadyNodes).orElse(Set.of())));

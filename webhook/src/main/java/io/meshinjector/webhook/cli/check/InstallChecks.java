@@ -226,7 +226,12 @@ final class InstallChecks {
     }
   }
 
-  void replicas(MutatingWebhookConfiguration webhook, String fullname, List<CheckResult> out) {
+  /**
+   * The replicas' readiness; returns the release's Deployment as read (null when absent or
+   * unreadable), which the view checks read again from this one GET.
+   */
+  Deployment replicas(
+      MutatingWebhookConfiguration webhook, String fullname, List<CheckResult> out) {
     String url = entry(webhook).getClientConfig().getUrl();
     Deployment d;
     try {
@@ -238,7 +243,7 @@ final class InstallChecks {
               "webhook replicas ready",
               ClusterSnapshot.cause(e),
               "grant get on deployments in " + namespace));
-      return;
+      return null;
     }
     int ready =
         d == null || d.getStatus() == null ? 0 : ClusterChecks.nz(d.getStatus().getReadyReplicas());
@@ -266,6 +271,7 @@ final class InstallChecks {
                   + fullname
                   + " and the replicas' logs"));
     }
+    return d;
   }
 
   MeshConfig installedConfig(String fullname, List<CheckResult> out) {

@@ -62,16 +62,20 @@ final class ViewChecks {
   }
 
   /**
-   * @param fullname the release's full name (the webhook configuration's), whose Deployment and
-   *     ServiceAccount are looked for
+   * @param fullname the release's full name (the webhook configuration's), for the default
+   *     ServiceAccount and release names
+   * @param deployment the release's Deployment as the install checks read it; null when absent
    * @param index the nodes as check read them, with their published labels; empty when not read
    * @param cniReadyNodes the nodes where the check, on its own credentials, found the mesh CNI's
    *     pod Ready
    */
   List<CheckResult> blindSpots(
-      String fullname, MeshConfig config, Optional<NodeIndex> index, Set<String> cniReadyNodes) {
+      String fullname,
+      Deployment deployment,
+      MeshConfig config,
+      Optional<NodeIndex> index,
+      Set<String> cniReadyNodes) {
     List<CheckResult> out = new ArrayList<>();
-    Deployment deployment = deployment(fullname);
     String account = serviceAccount(deployment, fullname);
     String release = release(deployment, fullname);
     Metrics metrics = replicaMetrics(deployment);
@@ -263,17 +267,6 @@ final class ViewChecks {
       }
     }
     return out;
-  }
-
-  private Deployment deployment(String fullname) {
-    if (fullname == null) {
-      return null;
-    }
-    try {
-      return client.apps().deployments().inNamespace(namespace).withName(fullname).get();
-    } catch (KubernetesClientException e) {
-      return null;
-    }
   }
 
   /** {@code namespace/name} of the replicas' ServiceAccount. */

@@ -311,7 +311,11 @@ class AfterAdmissionChecksTest {
     List<CheckResult> lines =
         new ViewChecks(client, NS)
             .blindSpots(
-                FULLNAME, config, Optional.of(view.nodes(Instant.now())), view.cniReadyNodes());
+                FULLNAME,
+                client.apps().deployments().inNamespace(NS).withName(FULLNAME).get(),
+                config,
+                Optional.of(view.nodes(Instant.now())),
+                view.cniReadyNodes());
     CheckResult cni =
         lines.stream().filter(r -> r.name().contains("mesh CNI")).findFirst().orElseThrow();
     assertThat(cni.status()).isEqualTo("warn");
