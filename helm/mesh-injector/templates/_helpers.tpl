@@ -46,6 +46,30 @@ app.kubernetes.io/component: {{ .component }}
 {{- default (printf "%s-probe" (include "mesh-injector.fullname" .)) .Values.probe.serviceAccount.name -}}
 {{- end -}}
 
+{{/*
+Whether the API server serves the v1 ValidatingAdmissionPolicy the probe's policies need: discovery
+lists it (helm install/upgrade), or the target version is 1.30+ (helm template --kube-version).
+*/}}
+{{- define "mesh-injector.probe.policyServed" -}}
+{{- if and .Values.probe.policy.enabled (or (.Capabilities.APIVersions.Has "admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy") (semverCompare ">=1.30.0-0" .Capabilities.KubeVersion.Version)) }}true{{ end -}}
+{{- end -}}
+
+{{/*
+The repair mode the probe runs (docs/operations.md#repair). `repair` deletes pods, and only the
+ValidatingAdmissionPolicy keeps a probe's deletes to its own node: where it is not rendered (a
+server before 1.30, probe.policy.enabled false) the probe runs `report` instead (its first log
+line names the mode it runs).
+*/}}
+{{- define "mesh-injector.probe.repairMode" -}}
+{{- /* an unquoted `mode: off` is YAML 1.1's false */ -}}
+{{- $mode := .Values.probe.repair.mode | toString | replace "false" "off" -}}
+{{- if and (eq $mode "repair") (not (include "mesh-injector.probe.policyServed" .)) -}}
+report
+{{- else -}}
+{{ $mode }}
+{{- end -}}
+{{- end -}}
+
 {{/* A hostPath volume name from a host path: /proc/sys/kernel/osrelease -> host-proc-sys-kernel-osrelease */}}
 {{- define "mesh-injector.hostPathVolumeName" -}}
 {{- printf "host%s" (. | replace "/" "-" | replace "." "-" | replace "_" "-") | lower | trunc 63 | trimSuffix "-" -}}

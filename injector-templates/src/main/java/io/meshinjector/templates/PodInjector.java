@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.zjsonpatch.JsonPatch;
+import io.meshinjector.engine.decision.Annotations;
 import io.meshinjector.engine.decision.Decision;
 import io.meshinjector.engine.decision.Plan;
 import io.meshinjector.engine.decision.ProxyPlacement;
@@ -172,6 +173,8 @@ public final class PodInjector {
       injectedNames.add(debug.container().getName());
     }
     annotations.put(INJECTED_CONTAINERS, String.join(",", injectedNames));
+    // in code rather than in the metadata template, so a replaced template still records it
+    annotations.put(Annotations.CONFIG_DIGEST, config.configDigest());
 
     PodPatch patch = new PodPatch(received);
     // first: these index the app's containers as received, before ours are inserted

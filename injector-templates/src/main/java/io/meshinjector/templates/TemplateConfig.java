@@ -23,7 +23,9 @@ import java.util.Set;
  *
  * <p>{@link #proxyContainerName()} is the proxy template's container name, checked at load to equal
  * the engine's {@code injection.proxyContainerName}. {@link #linkerdAnnotations()}: whether
- * Linkerd's per-workload annotations apply ({@code injection.meshAnnotations: linkerd}).
+ * Linkerd's per-workload annotations apply ({@code injection.meshAnnotations: linkerd}). {@link
+ * #configDigest()}: the {@link ConfigDigest} of the templates and values, written on every injected
+ * pod.
  */
 public record TemplateConfig(
     Proxy proxy,
@@ -35,7 +37,8 @@ public record TemplateConfig(
     String proxyContainerName,
     Map<String, JsonNode> values,
     Map<String, PodValue> podValues,
-    boolean linkerdAnnotations) {
+    boolean linkerdAnnotations,
+    String configDigest) {
 
   public TemplateConfig {
     Objects.requireNonNull(proxy, "proxy");
@@ -45,6 +48,7 @@ public record TemplateConfig(
     Objects.requireNonNull(templates, "templates");
     Objects.requireNonNull(injectorVersion, "injectorVersion");
     Objects.requireNonNull(proxyContainerName, "proxyContainerName");
+    Objects.requireNonNull(configDigest, "configDigest");
     values = Map.copyOf(values);
     podValues = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(podValues));
   }
@@ -199,7 +203,9 @@ public record TemplateConfig(
         proxyName,
         values,
         podValues,
-        linkerd);
+        linkerd,
+        ConfigDigest.of(
+            templates, values, config.tree().path("injection").path("podValues"), linkerd));
   }
 
   /** The values each render sets from the pod and the decision. */
@@ -255,6 +261,7 @@ public record TemplateConfig(
         proxyContainerName,
         v,
         podValues,
-        linkerdAnnotations);
+        linkerdAnnotations,
+        configDigest);
   }
 }

@@ -423,12 +423,14 @@ class IstioCompatibilityTest {
       forEachPodTemplate(
           d,
           t -> {
-            // 1. our own annotations: the decision summary, the injector's version and the
-            // containers it laid out
+            // 1. our own annotations: the decision summary, the injector's version, the
+            // containers it laid out, the proxy version and the config digest check reads
             ObjectNode a = (ObjectNode) t.path("metadata").path("annotations");
             if (!a.isMissingNode()) {
               a.remove("mesh-injector.io/decision");
               a.remove("mesh-injector.io/injector-version");
+              a.remove("mesh-injector.io/proxy-version");
+              a.remove("mesh-injector.io/config-digest");
               a.remove(PodInjector.INJECTED_CONTAINERS);
             }
             // 2. seccompProfile RuntimeDefault on istio-proxy and istio-validation

@@ -105,6 +105,7 @@ class LinkerdCompatibilityTest {
         List.of(
             "mesh-injector.io/decision",
             "mesh-injector.io/injector-version",
+            "mesh-injector.io/config-digest",
             PodInjector.INJECTED_CONTAINERS));
     ann.put("linkerd.io/created-by", expectedAnnotations.get("linkerd.io/created-by"));
     assertThat(normalised).isEqualTo(expected);

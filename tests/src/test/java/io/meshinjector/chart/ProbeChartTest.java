@@ -68,6 +68,8 @@ class ProbeChartTest {
             "ClusterRoleBinding/mi-mesh-injector-probe",
             "ValidatingAdmissionPolicy/mi-mesh-injector-node-capability-writers",
             "ValidatingAdmissionPolicyBinding/mi-mesh-injector-node-capability-writers",
+            "ValidatingAdmissionPolicy/mi-mesh-injector-node-repair",
+            "ValidatingAdmissionPolicyBinding/mi-mesh-injector-node-repair",
             "DaemonSet/mi-mesh-injector-probe");
   }
 
@@ -237,8 +239,9 @@ class ProbeChartTest {
   }
 
   @Test
-  void rbacIsLimitedToNodeCapabilities() throws IOException {
-    List<JsonNode> docs = render(t -> t);
+  void rbacIsLimitedToNodeCapabilitiesWithRepairOff() throws IOException {
+    // the repair's rights (pods, events) are RepairChartTest's
+    List<JsonNode> docs = render(t -> t.set("probe.repair.mode", "off"));
     JsonNode role = find(docs, "ClusterRole", "mi-mesh-injector-probe");
     JsonNode binding = find(docs, "ClusterRoleBinding", "mi-mesh-injector-probe");
 

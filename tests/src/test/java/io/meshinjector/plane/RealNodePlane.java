@@ -17,8 +17,22 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * not built (the {@code image-tar} profile; {@code .ci/run} builds it once per run).
  */
 public final class RealNodePlane implements BeforeAllCallback, AfterAllCallback {
+  private final boolean projectImage;
   private KubePlane plane;
   private RealNode node;
+
+  /** With the project's image imported into the node's containerd. */
+  public RealNodePlane() {
+    this(true);
+  }
+
+  /**
+   * {@code projectImage} false: a test class that runs the product on the host (its webhook and
+   * probe processes) and only its test pods on the node skips the image's import and its build.
+   */
+  public RealNodePlane(boolean projectImage) {
+    this.projectImage = projectImage;
+  }
 
   /** Jib's tarball of the image, as the webhook module's image-tar profile writes it. */
   public static Path imageTarball() {
@@ -40,7 +54,7 @@ public final class RealNodePlane implements BeforeAllCallback, AfterAllCallback 
             : RealNode.unavailable(shared.get())
                 .or(
                     () ->
-                        Files.isRegularFile(imageTarball())
+                        !projectImage || Files.isRegularFile(imageTarball())
                             ? Optional.empty()
                             : Optional.of(
                                 "no image tarball at "
@@ -53,7 +67,12 @@ public final class RealNodePlane implements BeforeAllCallback, AfterAllCallback 
     }
     Path work = RealPlane.work().resolve("kube-api-test");
     plane = KubePlane.start(shared.get(), work, RealNode.podNetwork());
-    node = RealNode.start(plane, shared.get(), work.resolve("real-node"), List.of(imageTarball()));
+    node =
+        RealNode.start(
+            plane,
+            shared.get(),
+            work.resolve("real-node"),
+            projectImage ? List.of(imageTarball()) : List.of());
   }
 
   public KubePlane plane() {

@@ -19,6 +19,10 @@ import java.util.stream.Stream;
  *   <li>{@code /usr/lib/linkerd/linkerd2-proxy-init} (the init container's command) records when it
  *       ran and its arguments, and exits 0: the real one needs iptables binaries with file
  *       capabilities, which only the real image has;
+ *   <li>{@code /usr/lib/linkerd/linkerd2-network-validator} (the validator's command, CNI path)
+ *       fails as Linkerd's does when the CNI plugin's redirect is not in place: its message, in the
+ *       kubelet's termination message too, and exit code {@link #VALIDATOR_EXIT_CODE}. No mesh CNI
+ *       runs here, so that is what the real validator would do on this node;
  *   <li>{@code /usr/lib/linkerd/linkerd-await} (the proxy's postStart hook) returns once the proxy
  *       answers {@code /ready};
  *   <li>the entrypoint (the proxy) records when it started, waits {@link
@@ -30,6 +34,14 @@ import java.util.stream.Stream;
  */
 public final class StandInImage {
   public static final int PROXY_READY_AFTER_SECONDS = 6;
+
+  /** Linkerd's network validator's exit code when the redirect is not in place. */
+  public static final int VALIDATOR_EXIT_CODE = 95;
+
+  /** The line Linkerd's validator logs before it exits {@link #VALIDATOR_EXIT_CODE}. */
+  public static final String VALIDATOR_MESSAGE =
+      "Failed to validate networking configuration. Please ensure iptables rules are rewriting"
+          + " traffic as expected.";
 
   private StandInImage() {}
 
@@ -54,6 +66,15 @@ public final class StandInImage {
     script(
         root.resolve("usr/lib/linkerd/linkerd2-proxy-init"),
         "#!/bin/sh\necho \"stand-in proxy-init ran at $(date +%s) with: $*\"\n");
+    script(
+        root.resolve("usr/lib/linkerd/linkerd2-network-validator"),
+        "#!/bin/sh\necho \""
+            + VALIDATOR_MESSAGE
+            + "\"\necho \""
+            + VALIDATOR_MESSAGE
+            + "\" > /dev/termination-log 2>/dev/null\nexit "
+            + VALIDATOR_EXIT_CODE
+            + "\n");
     // the proxy container's postStart hook, as rendered: the kubelet starts the next container
     // only once it returns, so it must return only when the proxy answers
     script(

@@ -6,9 +6,15 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodSpecBuilder;
+import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
+import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -29,6 +35,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -42,7 +49,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * {@code mesh-injector check} as an operator runs it, against one cluster through its life: empty
  * before install (as the admin, then as a user with little RBAC), healthy after install with a
  * replica serving on the chart's ServiceAccount, then with a node where no path works, a stale
- * probe report and a running injected pod on that node.
+ * probe report and a running injected pod on that node; then a {@code helm upgrade} of the proxy
+ * version (the workloads still on the old proxy are named) and the mesh CNI installed after the
+ * injector (a warning naming {@code helm upgrade}, gone after it).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class CheckIT {
@@ -61,6 +70,8 @@ class CheckIT {
           .build();
 
   static Serve serve;
+  static Release release;
+  static int port;
 
   static Cli.Result check(Path kubeconfig, String... args) throws Exception {
     List<String> command = new ArrayList<>(List.of(Serve.launcher().toString(), "check"));
@@ -172,8 +183,8 @@ class CheckIT {
     KubernetesClient admin = PLANE.plane().admin();
     FakeNodes.create(admin, "rhel-1", FakeNodes.Shape.of(FakeNodes.RHEL8, "v1.32.6", Map.of()));
     FakeNodes.create(admin, "rhel-2", FakeNodes.Shape.of(FakeNodes.RHEL8, "v1.32.6", Map.of()));
-    int port = KubePlane.freePort();
-    Release release = Release.install(PLANE.plane(), "mi", NS, Release.urlValue(port));
+    port = KubePlane.freePort();
+    release = Release.install(PLANE.plane(), "mi", NS, Release.urlValue(port));
     serve = release.replica("replica", PLANE.dir("replica"), port);
     serve.start().awaitReady(Duration.ofSeconds(30));
     Workloads.namespace(admin, "shop", Map.of("inject", "enabled"), Map.of());
@@ -256,6 +267,169 @@ class CheckIT {
       }
     }
     assertThat(failed).containsExactly("1 pods at risk in namespace shop");
+  }
+
+  static final String NEW_PROXY = "edge-26.6.1";
+
+  @Test
+  @Order(5)
+  void afterAHelmUpgradeOfTheProxyVersionCheckNamesTheWorkloadsStillOnTheOldProxy()
+      throws Exception {
+    KubernetesClient admin = PLANE.plane().admin();
+    // admitted before the upgrade: the pods the plane's controllers create for a Deployment and a
+    // StatefulSet, Running by their status (no kubelet here)
+    admin.apps().deployments().inNamespace("shop").resource(deployment("web", 2)).create();
+    admin.apps().statefulSets().inNamespace("shop").resource(statefulSet("db")).create();
+    List<Pod> web = running(admin, "web", 2);
+    running(admin, "db", 1);
+    String oldVersion = web.get(0).getMetadata().getAnnotations().get("linkerd.io/proxy-version");
+    assertThat(oldVersion).isNotBlank().isNotEqualTo(NEW_PROXY);
+
+    release.upgrade(upgradedValues());
+    // the replicas restart on a new config (the chart's checksum); this one is outside a kubelet
+    serve.stop();
+    serve = release.replica("replica-upgraded", PLANE.dir("replica-upgraded"), port);
+    serve.start().awaitReady(Duration.ofSeconds(30));
+    admin.apps().deployments().inNamespace("shop").resource(deployment("api", 1)).create();
+    Pod fresh = running(admin, "api", 1).get(0);
+    assertThat(fresh.getMetadata().getAnnotations())
+        .containsEntry("linkerd.io/proxy-version", NEW_PROXY);
+
+    Cli.Result r = check(admin());
+    assertThat(r.out())
+        .contains(
+            "‼ 2 pods of Deployment/web in namespace shop run an outdated proxy: proxy "
+                + oldVersion
+                + " where the release gives "
+                + NEW_PROXY
+                + "; injected with another config than the release's ("
+                + fresh.getMetadata().getAnnotations().get("mesh-injector.io/config-digest")
+                + ")\n    see: kubectl rollout restart deployment/web -n shop")
+        .contains(
+            "‼ 1 pods of StatefulSet/db in namespace shop run an outdated proxy: proxy "
+                + oldVersion
+                + " where the release gives "
+                + NEW_PROXY)
+        .contains("    see: kubectl rollout restart statefulset/db -n shop")
+        // the bare pod of the tests before
+        .contains("‼ 1 pods of Pod/web-1 in namespace shop run an outdated proxy")
+        .doesNotContain("Deployment/api");
+  }
+
+  @Test
+  @Order(6)
+  void theMeshCniInstalledAfterTheInjectorIsAWarningNamingHelmUpgrade() throws Exception {
+    KubernetesClient admin = PLANE.plane().admin();
+    // installed without the CNI's namespace, so the chart made no Role there (cniPodsRole: auto)
+    assertThat(
+            admin
+                .rbac()
+                .roles()
+                .inNamespace("linkerd-cni")
+                .withName(release.fullname() + "-cni-pods")
+                .get())
+        .isNull();
+    Workloads.namespace(admin, "linkerd-cni", Map.of(), Map.of());
+    admin
+        .apps()
+        .daemonSets()
+        .inNamespace("linkerd-cni")
+        .resource(
+            new DaemonSetBuilder()
+                .withNewMetadata()
+                .withName("linkerd-cni")
+                .endMetadata()
+                .withNewSpec()
+                .withNewSelector()
+                .addToMatchLabels("k8s-app", "linkerd-cni")
+                .endSelector()
+                .withNewTemplate()
+                .withNewMetadata()
+                .addToLabels("k8s-app", "linkerd-cni")
+                .endMetadata()
+                .withSpec(Workloads.appSpec(Map.of()))
+                .endTemplate()
+                .endSpec()
+                .build())
+        .create();
+
+    Cli.Result before = check(admin());
+    assertThat(before.out())
+        .contains(
+            "‼ the webhook can read the mesh CNI's pods in linkerd-cni: the ServiceAccount"
+                + " mesh-injector/"
+                + release.serviceAccount()
+                + " may not list, watch pods in linkerd-cni (SubjectAccessReview)")
+        .contains(
+            "    see: the mesh CNI was installed after mesh-injector, so the chart's Role in"
+                + " linkerd-cni was not created: run helm upgrade mi -n "
+                + NS);
+
+    // the fix it names: the upgrade creates the Role, and the API server then allows the reads
+    release.upgrade(upgradedValues());
+    Cli.Result after = check(admin());
+    assertThat(after.out())
+        .contains(
+            "the webhook can read the mesh CNI's pods in linkerd-cni: the ServiceAccount"
+                + " mesh-injector/"
+                + release.serviceAccount()
+                + " may list and watch")
+        .doesNotContain("may not list, watch pods in linkerd-cni");
+  }
+
+  static Map<String, Object> upgradedValues() {
+    Map<String, Object> values = new HashMap<>(Release.urlValue(port));
+    values.put("config.proxy.version", NEW_PROXY);
+    return values;
+  }
+
+  static Deployment deployment(String name, int replicas) {
+    return Workloads.deployment(name, replicas, Map.of(), Workloads.appSpec(Map.of()));
+  }
+
+  static StatefulSet statefulSet(String name) {
+    return new StatefulSetBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .endMetadata()
+        .withNewSpec()
+        .withServiceName(name)
+        .withReplicas(1)
+        .withNewSelector()
+        .addToMatchLabels("app", name)
+        .endSelector()
+        .withNewTemplate()
+        .withNewMetadata()
+        .addToLabels("app", name)
+        .endMetadata()
+        .withSpec(Workloads.appSpec(Map.of()))
+        .endTemplate()
+        .endSpec()
+        .build();
+  }
+
+  /**
+   * The controller's pods of {@code app} in shop, once {@code count} exist, each admitted through
+   * the webhook and then Running by its status, as a kubelet would report it: a merge patch of the
+   * status alone, without the resourceVersion, as the scheduler binds them meanwhile.
+   */
+  static List<Pod> running(KubernetesClient admin, String app, int count) {
+    List<Pod> out = new ArrayList<>();
+    for (Pod pod : Workloads.podsOf(admin, "shop", app, count)) {
+      assertThat(pod.getMetadata().getAnnotations())
+          .as("injected at admission")
+          .containsKey("mesh-injector.io/decision");
+      Pod status = new Pod();
+      status.setMetadata(
+          new ObjectMetaBuilder()
+              .withName(pod.getMetadata().getName())
+              .withNamespace("shop")
+              .build());
+      status.setStatus(new PodStatusBuilder().withPhase("Running").build());
+      admin.pods().inNamespace("shop").resource(status).patchStatus();
+      out.add(pod);
+    }
+    return out;
   }
 
   /** A pod admitted through the webhook, bound to {@code node}, Running by its status. */

@@ -584,6 +584,26 @@ class RealNodeIT {
             .map(e -> e.getKey() + "=" + e.getValue())
             .toList());
     assertThat(passive).containsKeys("iptables-legacy", "iptables-nft", "cni");
+    // the chart's default repair runs in the same pod, under its memory limit, on the token the
+    // kubelet mounted
+    // (docs/operations.md#repair-pods-whose-redirect-broke-after-admission-proberepair)
+    Pod probe =
+        admin
+            .pods()
+            .inNamespace(NS)
+            .withLabel("app.kubernetes.io/component", "probe")
+            .list()
+            .getItems()
+            .get(0);
+    String probeLog =
+        RealNode.containerLog(
+            NS, probe.getMetadata().getName(), probe.getMetadata().getUid(), "probe");
+    assertThat(probeLog)
+        .contains("watching the pods of node " + RealNode.NAME + " (repair mode repair)")
+        .doesNotContain("failed, retrying");
+    assertThat(probe.getStatus().getContainerStatuses().get(0).getRestartCount())
+        .as("the probe container restarted (OOM?): %s", probe.getStatus().getContainerStatuses())
+        .isZero();
 
     java.time.Instant switched = java.time.Instant.now();
     activeCheck = true;

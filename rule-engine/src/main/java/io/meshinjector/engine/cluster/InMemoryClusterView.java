@@ -253,6 +253,11 @@ public final class InMemoryClusterView implements ClusterView {
     return out;
   }
 
+  /** The nodes where the mesh CNI's pod was last seen Ready (live cluster state), as a copy. */
+  public Set<String> cniReadyNodes() {
+    return Set.copyOf(cniReady);
+  }
+
   public void removeNodeCapability(String nodeName) {
     if (probes.remove(nodeName) != null) {
       dirty = true;

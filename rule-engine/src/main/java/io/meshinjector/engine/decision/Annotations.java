@@ -24,6 +24,21 @@ public final class Annotations {
   /** Written on the injected pod: the decision's one-line summary. */
   public static final String DECISION = PREFIX + "decision";
 
+  /**
+   * Written on the injected pod: a digest of the release's injection config (templates and values,
+   * not the decision), so that {@code check} can name the pods injected with another config.
+   */
+  public static final String CONFIG_DIGEST = PREFIX + "config-digest";
+
+  /**
+   * Written on the injected pod by the flavours whose mesh records no proxy version of its own
+   * (Istio); the Linkerd flavour writes Linkerd's {@code linkerd.io/proxy-version}.
+   */
+  public static final String PROXY_VERSION = PREFIX + "proxy-version";
+
+  /** Linkerd's record of the proxy version on an injected pod. */
+  public static final String LINKERD_PROXY_VERSION = "linkerd.io/proxy-version";
+
   /** Pod Security admission's enforce level label on a namespace. */
   public static final String PSA_ENFORCE = "pod-security.kubernetes.io/enforce";
 

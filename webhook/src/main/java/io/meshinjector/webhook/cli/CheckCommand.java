@@ -25,13 +25,17 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = {
       "Checks the cluster the kubeconfig names, reading it only (one list per kind of object),"
-          + " except for a server-side dry-run pod in an opted-in namespace.",
+          + " except for a server-side dry-run pod in an opted-in namespace and"
+          + " SubjectAccessReviews.",
       "With --pre, before installing: the API server's version, whether you may create what the"
           + " chart installs, the nodes by OS image and kubelet, the mesh CNI, and the Pod Security"
           + " of the namespaces that would be enabled.",
       "Without it, after installing: the CRD, the webhook configuration and its caBundle, the"
-          + " serving certificate, the replicas, a dry run through the webhook, probe coverage,"
-          + " nodes where no redirect path works and running pods at risk.",
+          + " serving certificate, the replicas, a dry run through the webhook, what the"
+          + " webhook's ServiceAccount may not read (NodeCapabilities, the mesh CNI's pods),"
+          + " probe coverage, nodes where no redirect path works, running pods at risk, and"
+          + " workloads whose running pods have another proxy version or config than the"
+          + " release gives now.",
       "One line per check: √ passed, ‼ warning (something will break), × failed (pod creation or"
           + " injection is broken now), with a hint. The exit status is 5 when a check failed;"
           + " warnings alone exit 0. docs/operations.md explains each check."

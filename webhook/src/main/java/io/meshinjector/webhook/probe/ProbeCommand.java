@@ -8,6 +8,9 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.meshinjector.engine.probe.ProbeOptions;
 import io.meshinjector.engine.probe.ProbeReport;
+import io.meshinjector.engine.repair.RepairMode;
+import io.meshinjector.engine.repair.RepairSettings;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -23,9 +26,10 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code probe --node NAME [--host-root DIR] [--dry-run] [-o yaml|json] [--interval DURATION]
- * [--active-check [--iptables-dir DIR]]}: measures this node from its mounted file system (and,
- * with {@code --active-check}, by trying its iptables backends) and writes the node's {@code
- * NodeCapability}.
+ * [--active-check [--iptables-dir DIR]] [--repair off|report|repair ...] [--metrics-port N]}:
+ * measures this node from its mounted file system (and, with {@code --active-check}, by trying its
+ * iptables backends) and writes the node's {@code NodeCapability}; with {@code --repair}, it also
+ * runs this node's {@link PodRepair}.
  *
  * <p>Plain picocli without Spring, so the DaemonSet pod on every node starts fast and small.
  */
@@ -35,7 +39,9 @@ import picocli.CommandLine.Spec;
     description = {
       "Measure this node's iptables backends, kernel modules and mesh CNI, and report them as"
           + " its NodeCapability.",
-      "Without --dry-run it server-side-applies the status every --interval (0: once)."
+      "Without --dry-run it server-side-applies the status every --interval (0: once).",
+      "With --repair report|repair it also watches this node's pods and replaces (or reports)"
+          + " injected pods whose redirect step failed."
     })
 public final class ProbeCommand implements Callable<Integer> {
 
@@ -94,6 +100,39 @@ public final class ProbeCommand implements Callable<Integer> {
               + " --active-check (default: ${DEFAULT-VALUE}).")
   Path iptablesDir;
 
+  @Option(
+      names = "--repair",
+      defaultValue = "off",
+      converter = RepairModeConverter.class,
+      description =
+          "What to do with this node's injected pods whose redirect step failed: off, report"
+              + " (Events and the metric) or repair (delete so their controller recreates them)"
+              + " (default: ${DEFAULT-VALUE}). docs/operations.md, Repair.")
+  RepairMode repair;
+
+  @Option(
+      names = "--repair-per-minute",
+      defaultValue = "" + RepairSettings.DEFAULT_PER_NODE_PER_MINUTE,
+      description =
+          "At most this many pods deleted on this node per minute (default: ${DEFAULT-VALUE}).")
+  int repairPerMinute;
+
+  @Option(
+      names = "--repair-backoff",
+      defaultValue = "10m",
+      converter = DurationConverter.class,
+      description =
+          "A pod of the same controller failing the same way on this node within this long after"
+              + " a repair is reported, not replaced again (default: ${DEFAULT-VALUE}).")
+  Duration repairBackoff;
+
+  @Option(
+      names = "--metrics-port",
+      defaultValue = "-1",
+      description =
+          "Serve GET /metrics (Prometheus text) on this port; -1: none (default: ${DEFAULT-VALUE}).")
+  int metricsPort;
+
   @Spec CommandLine.Model.CommandSpec spec;
 
   private final Supplier<KubernetesClient> clients;
@@ -139,7 +178,16 @@ public final class ProbeCommand implements Callable<Integer> {
       out.flush();
       return 0;
     }
-    try (KubernetesClient client = clients.get()) {
+    RepairSettings repairSettings;
+    try {
+      repairSettings = new RepairSettings(repair, repairPerMinute, repairBackoff);
+    } catch (IllegalArgumentException e) {
+      throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+    }
+    try (KubernetesClient client = clients.get();
+        ProbeMetricsServer metrics =
+            metricsPort >= 0 ? ProbeMetricsServer.start(metricsPort) : null;
+        PodRepair repairs = startRepair(client, repairSettings, metrics, err)) {
       NodeCapabilityWriter writer = new NodeCapabilityWriter(client);
       boolean once = interval.isZero();
       while (true) {
@@ -161,6 +209,37 @@ public final class ProbeCommand implements Callable<Integer> {
         if (once || !sleeper.sleep(interval)) {
           return 0;
         }
+      }
+    }
+  }
+
+  /**
+   * The repair loop beside the probe's own (docs/operations.md, Repair), on the same pod-bound
+   * token: null when off, so an {@code off} probe never reads a pod.
+   */
+  private PodRepair startRepair(
+      KubernetesClient client,
+      RepairSettings settings,
+      ProbeMetricsServer metrics,
+      PrintWriter err) {
+    if (settings.mode() == RepairMode.OFF) {
+      return null;
+    }
+    MeterRegistry registry =
+        metrics != null
+            ? metrics.registry()
+            : new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+    return new PodRepair(client, node, settings, new RepairMetrics(registry), clock, err).start();
+  }
+
+  /** {@code off|report|repair}. */
+  static final class RepairModeConverter implements CommandLine.ITypeConverter<RepairMode> {
+    @Override
+    public RepairMode convert(String value) {
+      try {
+        return RepairMode.parse(value);
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.TypeConversionException(e.getMessage());
       }
     }
   }

@@ -207,6 +207,38 @@ class ProbeCommandTest {
     assertThat(out.toString()).isEmpty();
   }
 
+  @Test
+  void anUnknownRepairModeNamesTheAllowedOnes() {
+    int code = run(d -> false, "--node", "rhel-1", "--repair", "fix", "--interval", "0");
+
+    assertThat(code).isEqualTo(2);
+    assertThat(err.toString())
+        .contains("--repair")
+        .contains("repair mode 'fix' is not one of off, report, repair");
+  }
+
+  @Test
+  void aRepairRateBelowOneIsRefusedBeforeAnythingRuns() {
+    int code =
+        run(
+            d -> false,
+            "--node",
+            "rhel-1",
+            "--host-root",
+            host.toString(),
+            "--repair",
+            "report",
+            "--repair-per-minute",
+            "0",
+            "--interval",
+            "0");
+
+    assertThat(code).isEqualTo(2);
+    assertThat(err.toString()).contains("at least 1, not 0");
+    assertThat(client.genericKubernetesResources(NodeCapabilityWriter.CONTEXT).list().getItems())
+        .isEmpty();
+  }
+
   @ParameterizedTest
   @CsvSource({
     "30s,PT30S",

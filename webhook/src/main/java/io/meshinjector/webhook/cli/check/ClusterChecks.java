@@ -2,6 +2,7 @@ package io.meshinjector.webhook.cli.check;
 
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.VersionInfo;
@@ -11,6 +12,7 @@ import io.meshinjector.engine.check.CheckResult.Pass;
 import io.meshinjector.engine.check.CheckResult.Warn;
 import io.meshinjector.engine.check.NodeChecks;
 import io.meshinjector.engine.check.NodePaths;
+import io.meshinjector.engine.check.ProxyDrift;
 import io.meshinjector.engine.cluster.InMemoryClusterView;
 import io.meshinjector.engine.cluster.NodeIndex;
 import io.meshinjector.engine.config.MeshConfig;
@@ -23,6 +25,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The cluster side of {@code mesh-injector check}: one list per resource kind (streamed, each
@@ -38,6 +41,7 @@ public final class ClusterChecks {
   private final Clock clock;
   private final PreInstallChecks preInstall;
   private final InstallChecks install;
+  private final ViewChecks view;
 
   /**
    * @param namespace the release's namespace: where {@code --pre} asks whether the installer may
@@ -48,6 +52,7 @@ public final class ClusterChecks {
     this.clock = clock;
     this.preInstall = new PreInstallChecks(client, namespace);
     this.install = new InstallChecks(client, namespace, clock);
+    this.view = new ViewChecks(client, namespace);
   }
 
   /**
@@ -80,8 +85,8 @@ public final class ClusterChecks {
 
   /**
    * After install: the CRD, the webhook configuration and its caBundle, the certificate, the
-   * replicas, a server-side dry run through the webhook, probe coverage, nodes without a path and
-   * pods at risk.
+   * replicas, a server-side dry run through the webhook, probe coverage, nodes without a path, pods
+   * at risk, the data plane's drift from the release, and the sources the replicas cannot read.
    */
   public List<CheckResult> installed(Optional<MeshConfig> given) {
     List<CheckResult> out = new ArrayList<>();
@@ -89,17 +94,26 @@ public final class ClusterChecks {
     out.add(install.crd());
     Optional<MutatingWebhookConfiguration> webhook = install.webhookConfiguration(out);
     String fullname = webhook.map(w -> w.getMetadata().getName()).orElse(null);
+    Deployment deployment = null;
     if (webhook.isPresent()) {
       install.caBundleAndCertificate(webhook.get(), fullname, out);
-      install.replicas(webhook.get(), fullname, out);
+      deployment = install.replicas(webhook.get(), fullname, out);
     }
     MeshConfig config = given.orElseGet(() -> install.installedConfig(fullname, out));
     List<Namespace> namespaces = new ArrayList<>();
-    Optional<InMemoryClusterView> view = read(config, namespaces, false, out);
+    Optional<InMemoryClusterView> snapshot = read(config, namespaces, false, out);
     if (webhook.isPresent()) {
       out.add(install.dryRun(namespaces));
+      out.addAll(
+          view.blindSpots(
+              fullname,
+              deployment,
+              config,
+              snapshot.map(v -> v.nodes(clock.instant())),
+              snapshot.map(InMemoryClusterView::cniReadyNodes).orElse(Set.of())));
     }
-    view.ifPresent(v -> out.addAll(install.nodeHealth(v, config)));
+    Optional<ProxyDrift.Baseline> baseline = install.baseline(config, out);
+    snapshot.ifPresent(v -> out.addAll(install.nodeHealth(v, config, baseline, namespaces)));
     return out;
   }
 

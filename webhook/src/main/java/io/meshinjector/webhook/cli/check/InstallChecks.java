@@ -22,12 +22,15 @@ import io.meshinjector.engine.check.NodeChecks;
 import io.meshinjector.engine.check.NodePaths;
 import io.meshinjector.engine.check.PodsAtRisk;
 import io.meshinjector.engine.check.ProbeCoverage;
+import io.meshinjector.engine.check.ProxyDrift;
 import io.meshinjector.engine.cluster.InMemoryClusterView;
 import io.meshinjector.engine.cluster.NodeIndex;
 import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.engine.decision.Annotations;
+import io.meshinjector.engine.linkerd.LinkerdAnnotation;
 import io.meshinjector.engine.rules.Viability;
+import io.meshinjector.templates.TemplateConfig;
 import io.meshinjector.webhook.cli.cluster.ClusterReadException;
 import io.meshinjector.webhook.cli.cluster.ClusterSnapshot;
 import java.net.URI;
@@ -35,6 +38,7 @@ import java.security.GeneralSecurityException;
 import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -222,7 +226,12 @@ final class InstallChecks {
     }
   }
 
-  void replicas(MutatingWebhookConfiguration webhook, String fullname, List<CheckResult> out) {
+  /**
+   * The replicas' readiness; returns the release's Deployment as read (null when absent or
+   * unreadable), which the view checks read again from this one GET.
+   */
+  Deployment replicas(
+      MutatingWebhookConfiguration webhook, String fullname, List<CheckResult> out) {
     String url = entry(webhook).getClientConfig().getUrl();
     Deployment d;
     try {
@@ -234,7 +243,7 @@ final class InstallChecks {
               "webhook replicas ready",
               ClusterSnapshot.cause(e),
               "grant get on deployments in " + namespace));
-      return;
+      return null;
     }
     int ready =
         d == null || d.getStatus() == null ? 0 : ClusterChecks.nz(d.getStatus().getReadyReplicas());
@@ -262,6 +271,7 @@ final class InstallChecks {
                   + fullname
                   + " and the replicas' logs"));
     }
+    return d;
   }
 
   MeshConfig installedConfig(String fullname, List<CheckResult> out) {
@@ -284,6 +294,44 @@ final class InstallChecks {
     }
     return ConfigLoader.defaults();
   }
+
+  /**
+   * What the installed release gives a pod now, from its config as the replicas load it: the proxy
+   * version, the config digest (computed by this binary from the release's ConfigMap; the built-in
+   * templates are this binary's, so run the check of the release's version) and the pins each
+   * flavour reads. Empty, with a warning, when the config does not bind.
+   */
+  Optional<ProxyDrift.Baseline> baseline(MeshConfig config, List<CheckResult> out) {
+    TemplateConfig templates;
+    try {
+      templates = TemplateConfig.from(config);
+    } catch (IllegalArgumentException e) {
+      // a ConfigException, or a template that does not parse
+      out.add(
+          new Warn(
+              ProxyDrift.GROUP,
+              "the release's injection config binds",
+              e.getMessage(),
+              "the data plane cannot be compared with it; check the release's values"));
+      return Optional.empty();
+    }
+    List<String> versionPins =
+        templates.linkerdAnnotations() ? List.of(LinkerdAnnotation.PROXY_VERSION.key()) : List.of();
+    // istiod takes sidecar.istio.io/proxyImage, tag included, as the pod's whole proxy image
+    List<String> imagePins =
+        "istio".equals(config.tree().path("mesh").asText("linkerd"))
+            ? List.of(ISTIO_PROXY_IMAGE)
+            : List.of();
+    return Optional.of(
+        new ProxyDrift.Baseline(
+            templates.proxy().version(),
+            templates.configDigest(),
+            templates.proxyContainerName(),
+            versionPins,
+            imagePins));
+  }
+
+  static final String ISTIO_PROXY_IMAGE = "sidecar.istio.io/proxyImage";
 
   /** A server-side dry run of a pod in an opted-in namespace: the API server calls the webhook. */
   CheckResult dryRun(List<Namespace> namespaces) {
@@ -358,7 +406,17 @@ final class InstallChecks {
     }
   }
 
-  List<CheckResult> nodeHealth(InMemoryClusterView view, MeshConfig config) {
+  /**
+   * Nodes without a path, probe coverage, and the running pods, listed once cluster-wide for both
+   * the pods at risk and, where {@code baseline} is given, the data plane's drift.
+   *
+   * @param namespaces the namespaces as read, for the proxy versions pinned on them
+   */
+  List<CheckResult> nodeHealth(
+      InMemoryClusterView view,
+      MeshConfig config,
+      Optional<ProxyDrift.Baseline> baseline,
+      List<Namespace> namespaces) {
     NodeIndex index = view.nodes(clock.instant());
     List<CheckResult> out = new ArrayList<>();
     Viability viability = new Viability(config.engine().capabilities());
@@ -375,6 +433,7 @@ final class InstallChecks {
                 config.engine().capabilities().probeTtl()),
             config.engine().capabilities().probeTtl()));
     List<PodsAtRisk.InjectedPod> pods = new ArrayList<>();
+    List<ProxyDrift.DataPlanePod> dataPlane = new ArrayList<>();
     try {
       // only what the check needs of each pod is kept; one full pod at a time at most
       ClusterSnapshot.forEach(
@@ -383,7 +442,10 @@ final class InstallChecks {
           "api/v1/pods",
           Map.of("fieldSelector", "status.phase=Running"),
           Pod.class,
-          pod -> injected(pod).ifPresent(pods::add));
+          pod -> {
+            injected(pod).ifPresent(pods::add);
+            baseline.flatMap(b -> ProxyDrift.of(pod, b)).ifPresent(dataPlane::add);
+          });
     } catch (ClusterReadException e) {
       out.add(
           new Fail(
@@ -394,6 +456,16 @@ final class InstallChecks {
       return out;
     }
     out.addAll(NodeChecks.podsAtRisk(pods.size(), PodsAtRisk.find(pods, index, viability)));
+    if (baseline.isPresent()) {
+      Map<String, Map<String, String>> pins = new HashMap<>();
+      for (Namespace n : namespaces) {
+        pins.put(n.getMetadata().getName(), ClusterChecks.mapOf(n.getMetadata().getAnnotations()));
+      }
+      out.addAll(
+          ProxyDrift.results(
+              ProxyDrift.assess(dataPlane, baseline.get(), n -> pins.getOrDefault(n, Map.of())),
+              baseline.get()));
+    }
     return out;
   }
 

@@ -1,0 +1,96 @@
+package io.meshinjector.templates;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.meshinjector.engine.config.ConfigLoader;
+import io.meshinjector.engine.decision.Annotations;
+import io.meshinjector.engine.decision.PathOption;
+import io.meshinjector.engine.decision.ProxyPlacement;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The config digest each injected pod records: what changes the injected pod changes it, what does
+ * not (the injector's version, the order of keys, the engine's policy) leaves it.
+ */
+class ConfigDigestTest {
+  static String digest(String yaml) {
+    return TemplateConfig.from(ConfigLoader.fromYaml(yaml)).configDigest();
+  }
+
+  @Test
+  void isStableForOneConfigAndHasTheDocumentedShape() {
+    String once = digest("proxy: {version: v1}\n");
+    assertThat(once).matches("sha256:[0-9a-f]{16}").isEqualTo(digest("proxy: {version: v1}\n"));
+  }
+
+  @Test
+  void changesWithTheProxyVersionTheValuesATemplateOrThePodValues() {
+    Set<String> digests =
+        new LinkedHashSet<>(
+            List.of(
+                digest("proxy: {version: v1}\n"),
+                digest("proxy: {version: v2}\n"),
+                digest("proxy: {version: v1, logLevel: debug}\n"),
+                digest("proxy: {version: v1}\ntemplates: {values: {extra: one}}\n"),
+                digest(
+                    "proxy: {version: v1}\ntemplates:\n  volumes: |\n    volumes:\n"
+                        + "      - name: linkerd-identity-end-entity\n        emptyDir: {}\n"),
+                digest(
+                    "proxy: {version: v1}\ninjection:\n  podValues:\n    tier:\n"
+                        + "      from: [label:tier]\n      default: web\n      pattern: \"[a-z]+\"\n"),
+                digest("mesh: istio\n")));
+    assertThat(digests).hasSize(7);
+  }
+
+  @Test
+  void ignoresTheInjectorVersionKeyOrderAndTheEnginesPolicy() {
+    TemplateConfig config = TemplateConfig.from(ConfigLoader.fromYaml("proxy: {version: v1}\n"));
+    assertThat(config.withInjectorVersion("other").configDigest()).isEqualTo(config.configDigest());
+    assertThat(digest("proxy: {logLevel: debug, version: v1}\n"))
+        .isEqualTo(digest("proxy: {version: v1, logLevel: debug}\n"));
+    // the per-node path is decided per pod: the policy that chooses it is no injected config
+    assertThat(digest("proxy: {version: v1}\npolicy: {mixedNodes: reject}\n"))
+        .isEqualTo(digest("proxy: {version: v1}\n"));
+  }
+
+  @Test
+  void everyInjectedPodRecordsItInBothFlavours() {
+    for (String yaml : List.of("proxy: {version: v1}\n", "mesh: istio\n")) {
+      TemplateConfig config = TemplateConfig.from(ConfigLoader.fromYaml(yaml));
+      Pod pod =
+          new PodInjector(config)
+              .render(
+                  new PodBuilder()
+                      .withNewMetadata()
+                      .withName("web")
+                      .withNamespace("default")
+                      .endMetadata()
+                      .withNewSpec()
+                      .addNewContainer()
+                      .withName("app")
+                      .withImage("app:1")
+                      .endContainer()
+                      .endSpec()
+                      .build(),
+                  Fixtures.inject(
+                      "default/Pod/web", PathOption.INIT_NFT, ProxyPlacement.NATIVE_SIDECAR, true));
+      assertThat(pod.getMetadata().getAnnotations())
+          .as(yaml)
+          .containsEntry(Annotations.CONFIG_DIGEST, config.configDigest());
+      String version = config.proxy().version();
+      assertThat(
+              pod.getMetadata()
+                  .getAnnotations()
+                  .getOrDefault(
+                      Annotations.PROXY_VERSION,
+                      pod.getMetadata().getAnnotations().get(Annotations.LINKERD_PROXY_VERSION)))
+          .as(yaml + ": a proxy version is recorded")
+          .isEqualTo(version);
+    }
+  }
+}
