@@ -166,8 +166,11 @@ class LargeClusterIT {
           NodeChurn churn = new NodeChurn(CHURN_PER_SECOND)) {
         // runs at several sizes append to one log file (Serve): only this process's lines count
         int logFrom = serve.log().length();
-        serve.start();
         churn.start();
+        // the floor under serve's ready: the API server's own answer to the list serve reads first,
+        // on the same plane, churn and cores, just before serve starts
+        ListTime floor = timeTheNodeList();
+        serve.start();
         Duration ready;
         try {
           ready = serve.awaitReady(Duration.ofSeconds(90));
@@ -206,12 +209,16 @@ class LargeClusterIT {
         assertThat(injected).as("pods injected").isEqualTo(BURST);
         long peakHeap = peakHeapMiB(gcLog);
         System.out.printf(
-            "LargeClusterIT: nodes=%d heap=%s created=%d ms; serve ready %d ms after start (%s"
+            "LargeClusterIT: nodes=%d heap=%s created=%d ms; the API server lists the nodes in"
+                + " %d ms (%d MB of JSON, first byte at %d ms); serve ready %d ms after start (%s"
                 + " after the API server's first answer); peak heap after GC %d MiB; RSS %d MiB at ready, %d MiB after %d admissions (%s, %d"
                 + " ms: anon %d MiB, file %d MiB), peak RSS %d MiB; %d/%d injected; %d node status changes (%.1f/s)%n",
             nodes,
             heap[0].isEmpty() ? "launcher default" : HEAPS.get(run).strip(),
             createdMillis,
+            floor.millis(),
+            floor.bytes() / 1_000_000,
+            floor.firstByteMillis(),
             ready.toMillis(),
             afterFirstAnswer,
             peakHeap,
@@ -228,6 +235,47 @@ class LargeClusterIT {
             churn.changes(),
             churn.perSecond());
       }
+    }
+  }
+
+  /** How long the API server took to answer a list, and how much it sent. */
+  record ListTime(long millis, long firstByteMillis, long bytes) {}
+
+  /**
+   * Times {@code GET /api/v1/nodes?resourceVersion=0} as JSON (what serve's first list asks),
+   * reading and dropping the body.
+   */
+  private static ListTime timeTheNodeList() throws IOException {
+    var http = admin.getHttpClient();
+    var request =
+        http.newHttpRequestBuilder()
+            .uri(
+                admin.getMasterUrl().toString().replaceAll("/$", "")
+                    + "/api/v1/nodes?resourceVersion=0")
+            .header("Accept", "application/json")
+            .build();
+    long start = System.nanoTime();
+    try {
+      var response = http.sendAsync(request, java.io.InputStream.class).get();
+      assertThat(response.code()).as("the node list's status").isEqualTo(200);
+      long bytes = 0;
+      long firstByte = -1;
+      byte[] buffer = new byte[1 << 16];
+      try (var body = response.body()) {
+        for (int n; (n = body.read(buffer)) >= 0; ) {
+          if (firstByte < 0 && n > 0) {
+            firstByte = System.nanoTime();
+          }
+          bytes += n;
+        }
+      }
+      long end = System.nanoTime();
+      return new ListTime((end - start) / 1_000_000, (firstByte - start) / 1_000_000, bytes);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while listing nodes", e);
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw new IOException("listing nodes: " + e.getCause(), e.getCause());
     }
   }
 

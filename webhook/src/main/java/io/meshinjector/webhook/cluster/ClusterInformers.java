@@ -443,12 +443,7 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
     return sources.stream().anyMatch(s -> s.name().equals(name) && s.hasSynced());
   }
 
-  /** The nodes as last seen, trimmed, with the capability labels they carry now. */
-  public Collection<Node> nodes() {
-    return nodeInformer == null ? List.of() : nodeInformer.getStore().list();
-  }
-
-  /** The names of the nodes as last seen; cheaper than {@link #nodes()}, which makes each Node. */
+  /** The names of the nodes as last seen. */
   public List<String> nodeNames() {
     return nodeStore.keySet().toList();
   }

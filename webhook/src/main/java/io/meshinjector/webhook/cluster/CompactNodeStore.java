@@ -3,6 +3,7 @@ package io.meshinjector.webhook.cluster;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.NodeSystemInfo;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.fabric8.kubernetes.client.informers.cache.ItemStore;
@@ -21,6 +22,12 @@ import java.util.stream.Stream;
  * beside its name instead of about 1,200 for a trimmed Node object. {@link #get} and {@link
  * #values} make the trimmed Node again, so the informer and the label publisher read what they read
  * before.
+ *
+ * <p>{@link #values} is the exception: its Nodes carry their name and resourceVersion only. Its one
+ * reader is fabric8's end of a list ({@code ProcessorStore.syncList}, through {@code
+ * CacheImpl.list()}), which collects every value at once only to find the keys the list no longer
+ * has; whole Nodes there were the start's peak at 20,000 Nodes (about 1.5 KB each, held together).
+ * Read a node whole with {@link #get}.
  */
 public final class CompactNodeStore implements ItemStore<Node>, StreamedLister.Packer<Node> {
   /** Stands for the node's name in a template's labels: no label value holds a NUL. */
@@ -99,9 +106,10 @@ public final class CompactNodeStore implements ItemStore<Node>, StreamedLister.P
     return items.keySet().stream();
   }
 
+  /** Each node as its name and resourceVersion only: see the class comment. */
   @Override
   public Stream<Node> values() {
-    return items.entrySet().stream().map(e -> node(e.getKey(), e.getValue()));
+    return items.entrySet().stream().map(e -> skeleton(e.getKey(), e.getValue()));
   }
 
   @Override
@@ -225,14 +233,26 @@ public final class CompactNodeStore implements ItemStore<Node>, StreamedLister.P
     return t;
   }
 
+  private static Node skeleton(String name, Kept kept) {
+    ObjectMeta meta = new ObjectMeta();
+    meta.setName(name);
+    meta.setResourceVersion(version(kept));
+    Node node = new Node();
+    node.setMetadata(meta);
+    return node;
+  }
+
+  private static String version(Kept kept) {
+    return kept.version() >= 0 ? Long.toString(kept.version()) : kept.versionText();
+  }
+
   private static Node node(String name, Kept kept) {
     Template t = kept.template();
     NodeBuilder b =
         new NodeBuilder()
             .withNewMetadata()
             .withName(name)
-            .withResourceVersion(
-                kept.version() >= 0 ? Long.toString(kept.version()) : kept.versionText())
+            .withResourceVersion(version(kept))
             .endMetadata();
     if (t.spec()) {
       b.withNewSpec().withTaints(t.taints()).withUnschedulable(t.unschedulable()).endSpec();

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.ListMeta;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.http.AsyncBody;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
 import java.io.IOException;
@@ -37,6 +38,9 @@ public final class StreamedList {
   /** How much of an error body is read for its message. */
   private static final int ERROR_BODY_LIMIT = 64 * 1024;
 
+  /** How far the connection reads ahead of the decoder: see {@link PrefetchedBody}. */
+  private static final long READ_AHEAD_BYTES = 1024 * 1024;
+
   private StreamedList() {}
 
   /**
@@ -61,9 +65,11 @@ public final class StreamedList {
             .uri(url(client, path, query))
             .header("Accept", "application/json")
             .build();
-    HttpResponse<InputStream> response =
-        await(client.getHttpClient().sendAsync(request, InputStream.class));
-    try (InputStream body = response.body()) {
+    PrefetchedBody prefetched = new PrefetchedBody(READ_AHEAD_BYTES);
+    HttpResponse<AsyncBody> response =
+        await(client.getHttpClient().consumeBytes(request, prefetched));
+    prefetched.start(response.body());
+    try (InputStream body = prefetched) {
       if (!response.isSuccessful()) {
         throw refused(response.code(), body);
       }

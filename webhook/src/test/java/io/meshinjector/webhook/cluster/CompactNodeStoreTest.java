@@ -5,8 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.TaintBuilder;
+import io.fabric8.kubernetes.client.informers.impl.cache.CacheImpl;
+import io.fabric8.kubernetes.client.informers.impl.cache.ProcessorStore;
+import io.fabric8.kubernetes.client.informers.impl.cache.SharedProcessor;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class CompactNodeStoreTest {
@@ -74,7 +80,6 @@ class CompactNodeStoreTest {
       assertThat(store.get(n.getMetadata().getName())).isEqualTo(trimmed);
     }
     assertThat(store.size()).isEqualTo(12);
-    assertThat(store.values()).hasSize(12);
     assertThat(store.get("ip-10-0-5.internal").getMetadata().getResourceVersion())
         .isEqualTo("abc/5");
   }
@@ -110,6 +115,53 @@ class CompactNodeStoreTest {
     assertThat(store.get("n7").getSpec().getTaints())
         .extracting(t -> t.getKey() + ":" + t.getEffect() + ":" + t.getTimeAdded())
         .containsExactly("node.kubernetes.io/unreachable:NoExecute:null");
+  }
+
+  @Test
+  void valuesCarryOnlyNameAndResourceVersionAndAListsEndStillRemovesWhatTheListLacks() {
+    CompactNodeStore store = new CompactNodeStore();
+    List<String> removed = new ArrayList<>();
+    store.listener(
+        new CompactNodeStore.Listener() {
+          @Override
+          public void stored(Node node) {}
+
+          @Override
+          public void removed(String name) {
+            removed.add(name);
+          }
+        });
+    for (int i = 0; i < 5; i++) {
+      Node trimmed = Trimmed.node(node(i, "4" + i));
+      store.put(store.getKey(trimmed), trimmed);
+    }
+    assertThat(store.values())
+        .allSatisfy(
+            n -> {
+              assertThat(n.getSpec()).isNull();
+              assertThat(n.getStatus()).isNull();
+              assertThat(n.getMetadata().getLabels()).isNullOrEmpty();
+            })
+        .extracting(n -> n.getMetadata().getName() + "@" + n.getMetadata().getResourceVersion())
+        .containsExactlyInAnyOrder(
+            "ip-10-0-0.internal@40",
+            "ip-10-0-1.internal@41",
+            "ip-10-0-2.internal@42",
+            "ip-10-0-3.internal@43",
+            "ip-10-0-4.internal@44");
+
+    // fabric8's own end of a list (what the informer runs after each LIST) over this store: it
+    // reads values() for their keys, so two nodes the list no longer has must go, and only they
+    CacheImpl<Node> cache = new CacheImpl<>();
+    cache.setItemStore(store);
+    ProcessorStore<Node> processor = new ProcessorStore<>(cache, new SharedProcessor<>());
+    processor.syncList(Set.of("ip-10-0-0.internal", "ip-10-0-2.internal", "ip-10-0-4.internal"));
+    assertThat(removed).containsExactlyInAnyOrder("ip-10-0-1.internal", "ip-10-0-3.internal");
+    assertThat(store.keySet())
+        .containsExactlyInAnyOrder(
+            "ip-10-0-0.internal", "ip-10-0-2.internal", "ip-10-0-4.internal");
+    assertThat(store.get("ip-10-0-2.internal").getMetadata().getLabels())
+        .containsEntry("kubernetes.io/hostname", "ip-10-0-2.internal");
   }
 
   @Test

@@ -284,8 +284,7 @@ class LiveClusterTest {
     // a cache the watch has not reached yet: the namespace exists only in the API server
     InMemoryClusterView lagging =
         new InMemoryClusterView(ConfigLoader.defaults().engine().capabilities());
-    live.view().nodes(java.time.Instant.now());
-    for (Node n : live.informers().nodes()) {
+    for (Node n : client.nodes().list().getItems()) {
       lagging.upsertNode(n);
     }
     client.namespaces().resource(enabledNamespace("fresh")).create();
