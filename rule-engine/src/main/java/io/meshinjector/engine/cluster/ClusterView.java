@@ -18,4 +18,13 @@ public interface ClusterView {
    * rebuilds only when something changed or a verdict expired.
    */
   NodeIndex nodes(Instant now);
+
+  /**
+   * As {@link #nodes}, with every change the view has been told of however costly its rebuild: for
+   * a reader that acts once per change (the label publisher), where {@link #nodes} may serve an
+   * index a paced rebuild has not caught up with yet (see {@link InMemoryClusterView}).
+   */
+  default NodeIndex latestNodes(Instant now) {
+    return nodes(now);
+  }
 }

@@ -124,7 +124,7 @@ class InMemoryClusterViewTest {
     assertThat(later.source()).isEqualTo(Source.INFERENCE);
   }
 
-  private static final Map<String, String> NFT_ONLY =
+  static final Map<String, String> NFT_ONLY =
       Map.of("iptables-legacy", "unavailable", "iptables-nft", "available");
 
   @Test

@@ -63,4 +63,9 @@ public final class LiveNamespaces implements ClusterView {
   public NodeIndex nodes(Instant now) {
     return cache.nodes(now);
   }
+
+  @Override
+  public NodeIndex latestNodes(Instant now) {
+    return cache.latestNodes(now);
+  }
 }

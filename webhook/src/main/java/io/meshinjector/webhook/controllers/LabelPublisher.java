@@ -157,7 +157,8 @@ public final class LabelPublisher implements AutoCloseable {
     try {
       Set<String> first = new LinkedHashSet<>(changed);
       changed.removeAll(first);
-      NodeIndex index = view.nodes(clock.instant());
+      // every change: a pass runs once per batch of changes, and each must reach the labels
+      NodeIndex index = view.latestNodes(clock.instant());
       for (String name : first) {
         if (!publish(index, name)) {
           return;
