@@ -134,7 +134,7 @@ public final class ServeCommand implements Callable<Integer> {
       }
       KubernetesClient client = ClusterClients.builder().build();
       config = withServerVersion(client, config);
-      cluster =
+      LiveCluster live =
           new LiveCluster(
               client,
               found.get(),
@@ -142,19 +142,28 @@ public final class ServeCommand implements Callable<Integer> {
               clusterSettings,
               podNamespace(),
               LeaderElection.Timing.defaults());
+      live.startReading();
+      cluster = live;
     }
     CertDirectory certs = new CertDirectory(tlsDir);
     List<String> selfSigned =
         TlsSettings.selfSignedNames(
             config, settings.selfSignedNames(), System.getenv("POD_NAMESPACE"));
-    EnsureResult tls =
-        certs.ensure(
-            SubjectNames.of(selfSigned),
-            Duration.ofDays(settings.selfSignedDays()),
-            KeyType.defaultType());
-    context =
-        WebhookServer.start(
-            new WebhookServer.Options(config, settings, cluster, certs.tlsCrt(), certs.tlsKey()));
+    EnsureResult tls;
+    try {
+      tls =
+          certs.ensure(
+              SubjectNames.of(selfSigned),
+              Duration.ofDays(settings.selfSignedDays()),
+              KeyType.defaultType());
+      context =
+          WebhookServer.start(
+              new WebhookServer.Options(config, settings, cluster, certs.tlsCrt(), certs.tlsKey()));
+    } catch (RuntimeException e) {
+      // the informers may already be reading: their threads must not keep a failed start alive
+      cluster.close();
+      throw e;
+    }
     Logger log = LoggerFactory.getLogger(ServeCommand.class);
     if (tls instanceof EnsureResult.Generated) {
       log.info(

@@ -140,13 +140,25 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
     namespaceListeners.add(listener);
   }
 
-  /** Starts the informers without waiting for them; {@link #synced()} tells when they are. */
+  /**
+   * Starts the informers without waiting for them; {@link #synced()} tells when they are. Once: a
+   * second call does nothing.
+   */
   public synchronized void start() {
+    if (nodeInformer != null) {
+      return;
+    }
     nodeInformer =
         informer(
             "nodes",
             true,
-            streamed(client.nodes(), "api/v1/nodes", Node.class, Trimmed::node, nodeStore),
+            streamed(
+                client.nodes(),
+                "api/v1/nodes",
+                Node.class,
+                StreamedList.ItemReader.trimmedNodes(),
+                Trimmed::node,
+                nodeStore),
             nodeStore,
             null);
     nodeStore.listener(
@@ -180,6 +192,7 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
                 client.namespaces(),
                 "api/v1/namespaces",
                 Namespace.class,
+                StreamedLister.bound(Namespace.class, Trimmed::namespace),
                 Trimmed::namespace,
                 StreamedLister.Packer.none()),
             new TrimmingStore<>(UnaryOperator.identity()),
@@ -262,6 +275,7 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
       Object operation,
       String path,
       Class<T> type,
+      StreamedList.ItemReader<T> listed,
       UnaryOperator<T> trim,
       StreamedLister.Packer<T> packer) {
     if (!(operation instanceof ListerWatcher<?, ?> watcher)) {
@@ -271,7 +285,7 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
     return new DefaultSharedIndexInformer<T, StreamedLister.Items<T>>(
         type,
         new StreamedLister<>(
-            client, path, type, trim, (ListerWatcher<T, ?>) watcher, lists, packer),
+            client, path, listed, trim, (ListerWatcher<T, ?>) watcher, lists, packer),
         0,
         lists);
   }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.ListMeta;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -43,6 +44,25 @@ public final class StreamedList {
 
   private StreamedList() {}
 
+  /** How each item is read, from the parser at its {@code START_OBJECT} to its end. */
+  @FunctionalInterface
+  public interface ItemReader<T> {
+    T read(JsonParser parser) throws IOException;
+
+    /** Bound by the clients' decoder ({@link ClusterClients}) as {@code type}. */
+    static <T> ItemReader<T> bound(Class<T> type) {
+      return parser -> ClusterClients.mapper().readValue(parser, type);
+    }
+
+    /**
+     * Nodes as {@link Trimmed#node} keeps them, read straight from the JSON without binding the
+     * rest ({@link TrimmedNodeReader}).
+     */
+    static ItemReader<Node> trimmedNodes() {
+      return TrimmedNodeReader::read;
+    }
+  }
+
   /**
    * Reads the list at {@code path} (for example {@code api/v1/nodes}) and hands each item, decoded
    * as {@code type}, to {@code each} before the next is read.
@@ -57,6 +77,16 @@ public final class StreamedList {
       String path,
       Map<String, String> query,
       Class<T> type,
+      Consumer<? super T> each) {
+    return forEach(client, path, query, ItemReader.bound(type), each);
+  }
+
+  /** As above, each item read by {@code reader}. */
+  public static <T> ListMeta forEach(
+      KubernetesClient client,
+      String path,
+      Map<String, String> query,
+      ItemReader<T> reader,
       Consumer<? super T> each) {
     HttpRequest request =
         client
@@ -73,7 +103,7 @@ public final class StreamedList {
       if (!response.isSuccessful()) {
         throw refused(response.code(), body);
       }
-      return decode(ClusterClients.mapper(), body, type, each);
+      return decode(ClusterClients.mapper(), body, reader, each);
     } catch (IOException e) {
       throw new KubernetesClientException("reading " + path + ": " + e.getMessage(), e);
     }
@@ -108,7 +138,7 @@ public final class StreamedList {
 
   /** Decodes a list's body: its metadata, and each of its items in turn. */
   static <T> ListMeta decode(
-      ObjectMapper mapper, InputStream body, Class<T> type, Consumer<? super T> each)
+      ObjectMapper mapper, InputStream body, ItemReader<T> reader, Consumer<? super T> each)
       throws IOException {
     ListMeta meta = new ListMeta();
     try (JsonParser parser = mapper.getFactory().createParser(body)) {
@@ -122,7 +152,7 @@ public final class StreamedList {
           meta = mapper.readValue(parser, ListMeta.class);
         } else if ("items".equals(field) && value == JsonToken.START_ARRAY) {
           while (parser.nextToken() == JsonToken.START_OBJECT) {
-            each.accept(mapper.readValue(parser, type));
+            each.accept(reader.read(parser));
           }
         } else {
           parser.skipChildren();

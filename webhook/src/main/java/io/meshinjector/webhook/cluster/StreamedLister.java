@@ -67,7 +67,7 @@ final class StreamedLister<T extends HasMetadata>
 
   private final KubernetesClient client;
   private final String path;
-  private final Class<T> type;
+  private final StreamedList.ItemReader<T> listed;
   private final UnaryOperator<T> trim;
   private final ListerWatcher<T, ?> watcher;
   private final Executor executor;
@@ -85,13 +85,18 @@ final class StreamedLister<T extends HasMetadata>
       UnaryOperator<T> trim,
       ListerWatcher<T, ?> watcher,
       Executor executor) {
-    this(client, path, type, trim, watcher, executor, Packer.none());
+    this(client, path, bound(type, trim), trim, watcher, executor, Packer.none());
   }
 
+  /**
+   * @param listed how a listed object is read, trimmed: {@link #bound}, or a reader that keeps only
+   *     what {@code trim} would as it parses
+   * @param trim what a watched object is trimmed to
+   */
   StreamedLister(
       KubernetesClient client,
       String path,
-      Class<T> type,
+      StreamedList.ItemReader<T> listed,
       UnaryOperator<T> trim,
       ListerWatcher<T, ?> watcher,
       Executor executor,
@@ -99,10 +104,16 @@ final class StreamedLister<T extends HasMetadata>
     this.packer = packer;
     this.client = client;
     this.path = path;
-    this.type = type;
+    this.listed = listed;
     this.trim = trim;
     this.watcher = watcher;
     this.executor = executor;
+  }
+
+  /** Each listed object bound as {@code type}, then trimmed. */
+  static <T> StreamedList.ItemReader<T> bound(Class<T> type, UnaryOperator<T> trim) {
+    StreamedList.ItemReader<T> bind = StreamedList.ItemReader.bound(type);
+    return parser -> trim.apply(bind.read(parser));
   }
 
   @Override
@@ -115,7 +126,7 @@ final class StreamedLister<T extends HasMetadata>
           List<Object> packed = new ArrayList<>();
           ListMeta meta =
               StreamedList.forEach(
-                  client, path, query, type, item -> packed.add(packer.pack(trim.apply(item))));
+                  client, path, query, listed, item -> packed.add(packer.pack(item)));
           listedOnce = true;
           return new Items<>(
               meta,

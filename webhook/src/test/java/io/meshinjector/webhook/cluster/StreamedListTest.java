@@ -54,7 +54,7 @@ class StreamedListTest {
         StreamedList.decode(
             ClusterClients.mapper(),
             new java.io.ByteArrayInputStream(body.getBytes(StandardCharsets.UTF_8)),
-            Node.class,
+            StreamedList.ItemReader.bound(Node.class),
             nodes::add);
 
     assertThat(meta.getResourceVersion()).isEqualTo("42");
@@ -91,7 +91,7 @@ class StreamedListTest {
     StreamedList.decode(
         ClusterClients.mapper(),
         in,
-        Node.class,
+        StreamedList.ItemReader.bound(Node.class),
         node -> {
           names.add(node.getMetadata().getName());
           first.countDown();

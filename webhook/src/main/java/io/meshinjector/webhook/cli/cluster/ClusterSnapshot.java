@@ -2,7 +2,6 @@ package io.meshinjector.webhook.cli.cluster;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Namespace;
-import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -71,7 +70,15 @@ public final class ClusterSnapshot {
     List<String> notes = new ArrayList<>();
     InMemoryClusterView view = new InMemoryClusterView(config, notes::add);
     // each object trimmed as it is decoded: the peak is one full object, not the cluster
-    forEach("nodes", client, "api/v1/nodes", Node.class, node -> view.upsert(Trimmed.node(node)));
+    list(
+        "nodes",
+        () ->
+            StreamedList.forEach(
+                client,
+                "api/v1/nodes",
+                Map.of(),
+                StreamedList.ItemReader.trimmedNodes(),
+                view::upsert));
     forEach(
         "namespaces",
         client,
