@@ -3,38 +3,35 @@ package io.meshinjector.webhook.controllers;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.dsl.Resource;
 import io.meshinjector.engine.rules.InjectAnnotation;
 import io.meshinjector.webhook.cluster.ClusterInformers;
-import java.time.Duration;
-import java.util.Collections;
-import java.util.LinkedHashMap;
+import java.util.Collection;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Mirrors each namespace's {@code inject} annotation into the label {@value #KEY}{@code =enabled},
- * while this replica leads. The chart's webhook configuration has two entries: one with {@code
- * failurePolicy: Fail} selecting the labelled namespaces, and one with {@code Ignore} for all the
- * others. A namespace that opted in therefore fails closed when no replica answers, and one that
- * did not is never held back by a dead injector. Webhook selectors can read labels only, which is
- * why the annotation, the user's switch, is copied.
+ * Each namespace's {@code inject} annotation mirrored into the label {@value #KEY}{@code =enabled}.
+ * The chart's webhook configuration has two entries: one with {@code failurePolicy: Fail} selecting
+ * the labelled namespaces, and one with {@code Ignore} for all the others. A namespace that opted
+ * in therefore fails closed when no replica answers, and one that did not is never held back by a
+ * dead injector. Webhook selectors can read labels only, which is why the annotation, the user's
+ * switch, is copied.
  *
  * <p>A namespace annotated a moment ago and not yet labelled reaches the {@code Ignore} entry, and
- * is injected as long as a replica answers. Excluded namespaces are never labelled.
+ * is injected as long as a replica answers. Excluded namespaces are never labelled. Not paced: a
+ * namespace's label is one patch, written when the user annotates it.
  */
-public final class InjectionLabels implements AutoCloseable {
+public final class InjectionLabels implements LabelSubject {
   private static final Logger LOG = LoggerFactory.getLogger(InjectionLabels.class);
 
-  /** The label the chart's fail-closed webhook entry selects on. */
+  /** The label the chart's fail-closed webhook entry selects on, and {@code check} looks for. */
   public static final String KEY = "mesh-injector.io/injection";
 
   public static final String ENABLED = "enabled";
@@ -42,123 +39,77 @@ public final class InjectionLabels implements AutoCloseable {
   private final KubernetesClient client;
   private final ClusterInformers informers;
   private final Set<String> excluded;
-  private final Duration resyncPeriod;
-  private final ScheduledExecutorService executor;
-
-  /** A write the informer has not echoed back yet is not sent again before this. */
-  static final Duration ECHO_WAIT = Duration.ofSeconds(10);
-
-  /** Namespace to (wanted, when written), until the informer shows the label. */
-  private final Map<String, Written> written = new java.util.concurrent.ConcurrentHashMap<>();
-
-  private record Written(boolean want, long atNanos) {}
-
-  private volatile boolean leading;
-  private ScheduledFuture<?> resync;
-  private String lastProblem;
 
   public InjectionLabels(
-      KubernetesClient client,
-      ClusterInformers informers,
-      Set<String> excludedNamespaces,
-      Duration resyncPeriod) {
+      KubernetesClient client, ClusterInformers informers, Set<String> excludedNamespaces) {
     this.client = Objects.requireNonNull(client, "client");
     this.informers = Objects.requireNonNull(informers, "informers");
     this.excluded = Set.copyOf(excludedNamespaces);
-    this.resyncPeriod = Objects.requireNonNull(resyncPeriod, "resyncPeriod");
-    this.executor = Writers.thread("injection-labels");
-    informers.onNamespaceChanged(this::namespaceChanged);
   }
 
-  /** Whether a namespace with these labels and annotations should carry {@value #KEY}. */
+  /** Whether a namespace with these annotations should carry {@value #KEY}. */
   static boolean wanted(String name, Map<String, String> annotations, Set<String> excluded) {
     return !excluded.contains(name) && InjectAnnotation.enabledBy(annotations);
   }
 
-  public synchronized void startLeading() {
-    if (executor.isShutdown()) {
-      return;
-    }
-    leading = true;
-    LOG.info("labels: mirroring the namespaces' inject annotation into the label {}", KEY);
-    resync =
-        executor.scheduleWithFixedDelay(
-            this::pass, 0, resyncPeriod.toMillis(), TimeUnit.MILLISECONDS);
-  }
-
-  public synchronized void stopLeading() {
-    leading = false;
-    if (resync != null) {
-      resync.cancel(false);
-    }
-  }
-
-  private void namespaceChanged(String name) {
-    if (!leading) {
-      return;
-    }
-    try {
-      executor.execute(() -> informers.namespace(name).ifPresent(this::mirror));
-    } catch (RejectedExecutionException e) {
-      // closed
-    }
-  }
-
-  private void pass() {
-    try {
-      informers.namespaces().forEach(this::mirror);
-    } catch (RuntimeException e) {
-      LOG.warn("labels: a namespace pass failed, retrying on the next change: {}", e.toString());
-    }
-  }
-
-  private void mirror(Namespace ns) {
-    if (!leading) {
-      return;
-    }
-    String name = ns.getMetadata().getName();
-    Map<String, String> labels =
-        ns.getMetadata().getLabels() == null ? Map.of() : ns.getMetadata().getLabels();
-    boolean want = wanted(name, ns.getMetadata().getAnnotations(), excluded);
-    boolean has = ENABLED.equals(labels.get(KEY));
-    if (want == has && (want || !labels.containsKey(KEY))) {
-      written.remove(name);
-      return;
-    }
-    Written last = written.get(name);
-    if (last != null
-        && last.want() == want
-        && System.nanoTime() - last.atNanos() < ECHO_WAIT.toNanos()) {
-      return; // sent; the watch has not shown it yet
-    }
-    Map<String, Object> patch = new LinkedHashMap<>();
-    patch.put(KEY, want ? ENABLED : null);
-    try {
-      client
-          .namespaces()
-          .withName(name)
-          .patch(
-              PatchContext.of(PatchType.JSON_MERGE),
-              client
-                  .getKubernetesSerialization()
-                  .asJson(
-                      Map.of("metadata", Map.of("labels", Collections.unmodifiableMap(patch)))));
-      written.put(name, new Written(want, System.nanoTime()));
-      lastProblem = null;
-      LOG.info("labels: namespace {} {} {}", name, want ? "labelled" : "unlabelled", KEY);
-    } catch (KubernetesClientException e) {
-      String problem = e.getCode() + " " + e.getMessage();
-      if (e.getCode() != 404 && !problem.equals(lastProblem)) {
-        lastProblem = problem;
-        LOG.warn(
-            "labels: labelling namespace {} failed ({}): {}", name, e.getCode(), e.getMessage());
-      }
-    }
+  @Override
+  public String thread() {
+    return "injection-labels";
   }
 
   @Override
-  public synchronized void close() {
-    leading = false;
-    executor.shutdownNow();
+  public String starting() {
+    return "mirroring the namespaces' inject annotation into the label " + KEY;
+  }
+
+  @Override
+  public void onChange(Consumer<String> listener) {
+    informers.onNamespaceChanged(listener);
+  }
+
+  @Override
+  public Collection<String> names() {
+    return informers.namespaces().stream().map(ns -> ns.getMetadata().getName()).toList();
+  }
+
+  @Override
+  public Function<String, Optional<Labels>> reader() {
+    return name -> informers.namespace(name).map(this::labels);
+  }
+
+  private Labels labels(Namespace ns) {
+    Map<String, String> labels = ns.getMetadata().getLabels();
+    String value = labels == null ? null : labels.get(KEY);
+    // any other value of the key (say, "disabled") is taken away when not wanted, and replaced
+    // when wanted: the label is output only
+    Map<String, String> present = value == null ? Map.of() : Map.of(KEY, value);
+    boolean want = wanted(ns.getMetadata().getName(), ns.getMetadata().getAnnotations(), excluded);
+    return new Labels(want ? Map.of(KEY, ENABLED) : Map.of(), present);
+  }
+
+  @Override
+  public Resource<Namespace> object(String name) {
+    return client.namespaces().withName(name);
+  }
+
+  @Override
+  public int patchesPerSecond() {
+    return 0;
+  }
+
+  @Override
+  public void patched(String name, Map<String, String> patch) {
+    LOG.info(
+        "labels: namespace {} {} {}",
+        name,
+        patch.get(KEY) != null ? "labelled" : "unlabelled",
+        KEY);
+  }
+
+  @Override
+  public void failed(String name, KubernetesClientException e, boolean warn) {
+    if (warn) {
+      LOG.warn("labels: labelling namespace {} failed ({}): {}", name, e.getCode(), e.getMessage());
+    }
   }
 }

@@ -11,13 +11,17 @@ import io.meshinjector.webhook.cluster.ClusterConnection;
 import io.meshinjector.webhook.cluster.ClusterInformers;
 import io.meshinjector.webhook.cluster.LiveNamespaces;
 import io.meshinjector.webhook.cluster.ViewHealth;
+import io.meshinjector.webhook.controllers.CapabilityLabels;
 import io.meshinjector.webhook.controllers.InjectionLabels;
-import io.meshinjector.webhook.controllers.LabelPublisher;
+import io.meshinjector.webhook.controllers.LabelSubject;
+import io.meshinjector.webhook.controllers.LabelWriter;
 import io.meshinjector.webhook.controllers.LeaderElection;
 import io.meshinjector.webhook.settings.ClusterSettings;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.slf4j.Logger;
@@ -42,8 +46,7 @@ public final class LiveCluster implements ClusterConnection {
   private final InMemoryClusterView cache;
   private final ClusterInformers informers;
   private final LiveNamespaces view;
-  private LabelPublisher publisher;
-  private InjectionLabels injectionLabels;
+  private LabelWriter labels;
   private LeaderElection election;
 
   /**
@@ -104,11 +107,6 @@ public final class LiveCluster implements ClusterConnection {
     return informers;
   }
 
-  /** The publisher, or null when publishing is off or not started. */
-  public LabelPublisher publisher() {
-    return publisher;
-  }
-
   public LeaderElection election() {
     return election;
   }
@@ -135,27 +133,24 @@ public final class LiveCluster implements ClusterConnection {
   @Override
   public synchronized void start(MeterRegistry registry) {
     informers.start();
-    injectionLabels =
-        new InjectionLabels(
-            client,
-            informers,
-            config.engine().injection().excludedNamespaces(),
-            settings.labelResyncPeriod());
+    List<LabelSubject> subjects = new ArrayList<>();
+    subjects.add(
+        new InjectionLabels(client, informers, config.engine().injection().excludedNamespaces()));
     if (config.engine().policy().publishLabels()) {
-      publisher =
-          new LabelPublisher(
+      subjects.add(
+          new CapabilityLabels(
               client,
               cache,
               informers,
               settings.labelPatchesPerSecond(),
-              settings.labelResyncPeriod(),
               Clock.systemUTC(),
-              registry);
+              registry));
     } else {
       LOG.info(
           "labels: policy.publishLabels is off: no capability label is written, and"
               + " policy.mixedNodes constrain acts as reject");
     }
+    labels = new LabelWriter(client, subjects, settings.labelResyncPeriod());
     // one leader writes every label: the namespaces' injection label always, the nodes'
     // capability labels when publishing is on
     election =
@@ -166,8 +161,8 @@ public final class LiveCluster implements ClusterConnection {
             settings.labelLeaseName(),
             LeaderElection.podIdentity(),
             timing,
-            this::startLeading,
-            this::stopLeading);
+            labels::startLeading,
+            labels::stopLeading);
     election.start();
     LOG.info(
         "labels: standing for lease {}/{} as {}",
@@ -176,28 +171,11 @@ public final class LiveCluster implements ClusterConnection {
         election.identity());
   }
 
-  private void startLeading() {
-    injectionLabels.startLeading();
-    if (publisher != null) {
-      publisher.startLeading();
-    }
-  }
-
-  private void stopLeading() {
-    if (publisher != null) {
-      publisher.stopLeading();
-    }
-    injectionLabels.stopLeading();
-  }
-
   @Override
   public synchronized void close() {
     // the writer stops before the lease is handed over
-    if (publisher != null) {
-      publisher.close();
-    }
-    if (injectionLabels != null) {
-      injectionLabels.close();
+    if (labels != null) {
+      labels.close();
     }
     if (election != null) {
       election.close();

@@ -36,6 +36,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -44,7 +45,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The informer-fed view and the label publisher against the fabric8 mock API server in CRUD mode:
+ * The informer-fed view and the label writer against the fabric8 mock API server in CRUD mode:
  * every change made through the API reaches the decisions, and the labels follow the verdicts.
  */
 @EnableKubernetesMockClient(crud = true)
@@ -54,6 +55,8 @@ class LiveClusterTest {
 
   static final Duration LIMIT = Duration.ofSeconds(20);
   static final String CNI_LABEL = "capability.mesh-injector.io/cni";
+  // spelled out: the chart and users select on this very string
+  static final String INJECTION = "mesh-injector.io/injection";
   // short enough for a quick takeover, long enough that a leader renews in time on two busy cores
   // (at 1.5 s / 1 s a renewal missed under a parallel build, and two instances led at once)
   static final LeaderElection.Timing FAST =
@@ -61,6 +64,7 @@ class LiveClusterTest {
           Duration.ofMillis(4000), Duration.ofMillis(3000), Duration.ofMillis(200));
 
   private final List<LiveCluster> started = new ArrayList<>();
+  private final Map<LiveCluster, SimpleMeterRegistry> registries = new HashMap<>();
 
   @BeforeEach
   void cluster() {
@@ -90,7 +94,9 @@ class LiveClusterTest {
             "mesh-injector",
             FAST);
     started.add(live);
-    live.start(new SimpleMeterRegistry());
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    registries.put(live, registry);
+    live.start(registry);
     await("the informers sync", LIMIT, live.health()::synced);
     return live;
   }
@@ -204,8 +210,8 @@ class LiveClusterTest {
     await("the leader labels n1", LIMIT, () -> "unknown".equals(cniLabel("n1")));
     assertThat(other.election().isLeader()).isFalse();
     // counted once the patch call has returned, which can be after the mock server shows the label
-    await("the leader counts its patch", LIMIT, () -> leader.publisher().patchesSent() > 0);
-    assertThat(other.publisher().patchesSent()).isZero();
+    await("the leader counts its patch", LIMIT, () -> patchesSent(leader) > 0);
+    assertThat(patchesSent(other)).isZero();
 
     leader.close();
     started.remove(leader);
@@ -216,7 +222,7 @@ class LiveClusterTest {
         LIMIT,
         () -> "unsupported".equals(label("n2", "capability.mesh-injector.io/native-sidecar")));
     // as above: the label can be at the mock server before the patch call has returned
-    await("the new leader counts its patch", LIMIT, () -> other.publisher().patchesSent() > 0);
+    await("the new leader counts its patch", LIMIT, () -> patchesSent(other) > 0);
   }
 
   @Test
@@ -241,8 +247,8 @@ class LiveClusterTest {
     // 40 patches at 10 a second take 3.9 s at least, whatever else the machine does
     assertThat(Duration.ofNanos(System.nanoTime() - begin)).isGreaterThan(Duration.ofMillis(3900));
     // the last label can be at the mock server before its patch call has returned and counted
-    await("the last patch counted", LIMIT, () -> live.publisher().patchesSent() >= nodes);
-    assertThat(live.publisher().patchesSent()).as("one patch a node").isEqualTo(nodes);
+    await("the last patch counted", LIMIT, () -> patchesSent(live) >= nodes);
+    assertThat(patchesSent(live)).as("one patch a node").isEqualTo(nodes);
 
     // a change the verdicts do not depend on (a heartbeat, an annotation) writes nothing
     String edited =
@@ -267,13 +273,54 @@ class LiveClusterTest {
                 .map(n -> edited.equals(n.getMetadata().getResourceVersion()))
                 .orElse(false));
     Thread.sleep(500);
-    assertThat(live.publisher().patchesSent()).isEqualTo(nodes);
+    assertThat(patchesSent(live)).isEqualTo(nodes);
     Node n0 = client.nodes().withName("n0").get();
     assertThat(n0.getMetadata().getLabels())
         .containsEntry("capability.mesh-injector.io/native-sidecar", "supported")
         .containsEntry("capability.mesh-injector.io/iptables-legacy", "unavailable")
         .containsEntry("kubernetes.io/hostname", "n0")
         .containsEntry("kubernetes.io/os", "linux");
+  }
+
+  @Test
+  void theInjectionLabelFollowsTheAnnotationAndTouchesNothingElse() throws Exception {
+    // a label this replica did not write, on a namespace that did not opt in: taken away
+    client
+        .namespaces()
+        .resource(
+            new NamespaceBuilder()
+                .withNewMetadata()
+                .withName("stale")
+                .addToLabels(INJECTION, "disabled")
+                .addToLabels("team", "a")
+                .endMetadata()
+                .build())
+        .create();
+    client.namespaces().resource(enabledNamespace("kube-system")).create();
+    LiveCluster live = start(false);
+    await("the only replica leads", LIMIT, () -> live.election().isLeader());
+    awaitInjectionLabel("shop");
+    await("the stale label is taken away", LIMIT, () -> injectionLabel("stale") == null);
+    assertThat(client.namespaces().withName("stale").get().getMetadata().getLabels())
+        .containsEntry("team", "a");
+
+    // a namespace that opts out loses the label, and one that opts in later gains it
+    client
+        .namespaces()
+        .withName("shop")
+        .edit(
+            n ->
+                new NamespaceBuilder(n)
+                    .editMetadata()
+                    .addToAnnotations("inject", "disabled")
+                    .endMetadata()
+                    .build());
+    await("shop unlabelled", LIMIT, () -> injectionLabel("shop") == null);
+    client.namespaces().resource(enabledNamespace("late")).create();
+    awaitInjectionLabel("late");
+
+    // an excluded namespace is never sent to the fail-closed entry, whatever it asks
+    assertThat(injectionLabel("kube-system")).isNull();
   }
 
   @Test
@@ -355,9 +402,13 @@ class LiveClusterTest {
         ns + " labelled for the fail-closed webhook entry",
         LIMIT,
         () -> {
-          var labels = client.namespaces().withName(ns).get().getMetadata().getLabels();
-          return labels != null && "enabled".equals(labels.get("mesh-injector.io/injection"));
+          return "enabled".equals(injectionLabel(ns));
         });
+  }
+
+  private static String injectionLabel(String ns) {
+    var labels = client.namespaces().withName(ns).get().getMetadata().getLabels();
+    return labels == null ? null : labels.get(INJECTION);
   }
 
   private static boolean cached(LiveCluster live, String ns) {
@@ -365,6 +416,17 @@ class LiveClusterTest {
         && live.view() instanceof LiveNamespaces
         && live.informers() != null
         && client.namespaces().withName(ns).get() != null;
+  }
+
+  /** What the user reads: mesh_injector_label_patches_total{result="ok"}. */
+  private long patchesSent(LiveCluster live) {
+    return (long)
+        registries
+            .get(live)
+            .get("mesh_injector_label_patches")
+            .tag("result", "ok")
+            .counter()
+            .count();
   }
 
   private static String cniLabel(String node) {

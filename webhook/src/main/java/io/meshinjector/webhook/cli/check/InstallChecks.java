@@ -33,6 +33,7 @@ import io.meshinjector.engine.rules.Viability;
 import io.meshinjector.templates.TemplateConfig;
 import io.meshinjector.webhook.cli.cluster.ClusterReadException;
 import io.meshinjector.webhook.cli.cluster.ClusterSnapshot;
+import io.meshinjector.webhook.controllers.InjectionLabels;
 import java.net.URI;
 import java.security.GeneralSecurityException;
 import java.security.cert.X509Certificate;
@@ -54,7 +55,6 @@ final class InstallChecks {
 
   static final String CRD = NodeCapabilityStatus.PLURAL + "." + NodeCapabilityStatus.GROUP;
   static final String WEBHOOK_ENTRY = "inject.mesh-injector.io";
-  static final String INJECTION_LABEL = "mesh-injector.io/injection";
 
   private final KubernetesClient client;
   private final String namespace;
@@ -340,9 +340,8 @@ final class InstallChecks {
         namespaces.stream()
             .filter(
                 n ->
-                    "enabled"
-                        .equals(
-                            ClusterChecks.mapOf(n.getMetadata().getLabels()).get(INJECTION_LABEL)))
+                    InjectionLabels.ENABLED.equals(
+                        ClusterChecks.mapOf(n.getMetadata().getLabels()).get(InjectionLabels.KEY)))
             .map(n -> n.getMetadata().getName())
             .sorted()
             .findFirst();
@@ -350,7 +349,11 @@ final class InstallChecks {
       return new Warn(
           INSTALL,
           name,
-          "no namespace carries " + INJECTION_LABEL + "=enabled, so no pod was tried",
+          "no namespace carries "
+              + InjectionLabels.KEY
+              + "="
+              + InjectionLabels.ENABLED
+              + ", so no pod was tried",
           "kubectl annotate namespace NS inject=enabled (the elected replica labels it)");
     }
     Pod trial =
