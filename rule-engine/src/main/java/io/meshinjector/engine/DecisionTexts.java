@@ -17,7 +17,7 @@ final class DecisionTexts {
   // --- the constrain rule ---
 
   /** Why the pod may not be constrained to some of its nodes. */
-  static String whyNot(ConstrainPolicy.WhyNot why) {
+  private static String whyNot(ConstrainPolicy.WhyNot why) {
     return switch (why) {
       case MIXED_NODES_REJECT -> "policy.mixedNodes is reject";
       case LABELS_NOT_PUBLISHED ->
