@@ -4,9 +4,9 @@ import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.meshinjector.engine.capability.CapabilityKey;
 import io.meshinjector.engine.cluster.ClusterView;
+import io.meshinjector.engine.config.ConstrainPolicy;
 import io.meshinjector.engine.config.EngineConfig;
 import io.meshinjector.engine.config.InjectionConfig;
-import io.meshinjector.engine.config.MixedNodes;
 import io.meshinjector.engine.config.NoViablePath;
 import io.meshinjector.engine.config.PinCni;
 import io.meshinjector.engine.decision.Annotations;
@@ -190,32 +190,24 @@ final class DecisionRun {
     }
     if (best == null) {
       String msg =
-          "no redirect path works on any candidate node of "
-              + workload
-              + ": "
-              + shortfalls.lacks(options, candidates)
-              + Shortfalls.fixes(options);
+          DecisionTexts.noPathAnywhere(
+              workload, shortfalls.lacks(options, candidates), Shortfalls.fixes(options));
       log.add(new TraceStep("choice", "no path works anywhere"));
       if (config.policy().noViablePath() == NoViablePath.SKIP) {
-        log.warn(msg + "; admitted without injection (policy.noViablePath: skip)");
+        log.warn(DecisionTexts.admittedWithoutInjection(msg, DecisionTexts.NO_VIABLE_PATH_SKIP));
         return new Outcome.Skip(SkipReason.NO_VIABLE_PATH, msg);
       }
       return new Outcome.Refuse(RefusalReason.NO_VIABLE_PATH, msg);
     }
-    if (config.policy().mixedNodes() == MixedNodes.REJECT || !config.policy().publishLabels()) {
-      String why =
-          config.policy().mixedNodes() == MixedNodes.REJECT
-              ? "policy.mixedNodes is reject"
-              : "policy.publishLabels is off, so no capability label could pin the pod";
+    Optional<ConstrainPolicy.WhyNot> whyNot = config.policy().constrain().whyNot();
+    if (whyNot.isPresent()) {
       String msg =
-          "no redirect path works on every candidate node of "
-              + workload
-              + " ("
-              + why
-              + "): "
-              + shortfalls.lacks(options, candidates)
-              + Shortfalls.fixes(options);
-      log.add(new TraceStep("choice", "mixed node classes refused: " + why));
+          DecisionTexts.mixedPaths(
+              workload,
+              whyNot.get(),
+              shortfalls.lacks(options, candidates),
+              Shortfalls.fixes(options));
+      log.add(new TraceStep("choice", DecisionTexts.mixedPathsRefusedStep(whyNot.get())));
       return new Outcome.Refuse(RefusalReason.MIXED_NODES, msg);
     }
     log.add(
@@ -261,15 +253,13 @@ final class DecisionRun {
     if (constrained) {
       int kept = remaining.stream().mapToInt(Candidate::count).sum();
       log.warn(
-          "pod constrained to the "
-              + kept
-              + " of "
-              + candidateNodes.count()
-              + " candidate nodes where "
-              + path
-              + " works; the others lack it: "
-              + shortfalls.lacks(
-                  List.of(path), candidates.stream().filter(c -> !remaining.contains(c)).toList()));
+          DecisionTexts.constrainedToPath(
+              kept,
+              candidateNodes.count(),
+              path,
+              shortfalls.lacks(
+                  List.of(path),
+                  candidates.stream().filter(c -> !remaining.contains(c)).toList())));
     }
     shortfalls.unknownAssumed(key, remaining).ifPresent(log::warn);
 

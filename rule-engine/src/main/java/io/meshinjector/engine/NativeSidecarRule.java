@@ -1,8 +1,8 @@
 package io.meshinjector.engine;
 
 import io.meshinjector.engine.capability.CapabilityKey;
+import io.meshinjector.engine.config.ConstrainPolicy;
 import io.meshinjector.engine.config.EngineConfig;
-import io.meshinjector.engine.config.MixedNodes;
 import io.meshinjector.engine.config.NoViablePath;
 import io.meshinjector.engine.config.RunToCompletion;
 import io.meshinjector.engine.decision.CompletionRule;
@@ -91,8 +91,8 @@ final class NativeSidecarRule {
         // the pod opts out of native sidecars, so it counts as running on no node that has them
         Optional<Outcome> end =
             noNativeSidecar(
-                "it says " + asked.nativeSidecarBy(),
-                "remove the annotation " + asked.nativeSidecarBy());
+                DecisionTexts.optedOut(asked.nativeSidecarBy()),
+                DecisionTexts.fixOptOut(asked.nativeSidecarBy()));
         if (end.isPresent()) {
           return new Placement.Ended(end.get());
         }
@@ -120,8 +120,7 @@ final class NativeSidecarRule {
       return new Placement.Placed(ProxyPlacement.CONTAINER);
     }
     boolean noneNative = lackingNative.size() == remaining.size();
-    boolean canConstrain =
-        config.policy().mixedNodes() != MixedNodes.REJECT && config.policy().publishLabels();
+    boolean canConstrain = config.policy().constrain().allowed();
     if (noneNative && asked.nativeSidecar() == null) {
       // a run-to-completion pod whose path's nodes all lack native sidecars: the nodes of
       // another path may have them, so choose again among all the candidates that do. All of
@@ -145,14 +144,11 @@ final class NativeSidecarRule {
       }
       Optional<Outcome> end =
           noNativeSidecar(
-              (allCandidates.stream().anyMatch(c -> viability.nativeSidecar(c.caps()))
-                      ? "no candidate node runs both native sidecars (kubelet >= 1.29) and a"
-                          + " working redirect path: "
-                      : "no candidate node runs native sidecars (kubelet >= 1.29): ")
-                  + shortfalls.nativeLacks(allCandidates)
-                  + withoutPath(options, allCandidates),
-              "let it run on nodes whose kubelet is 1.29 or later (upgrade these nodes' kubelet,"
-                  + " or widen the pod's nodeSelector or node affinity)");
+              DecisionTexts.noNativeNode(
+                  !withNativeAnywhere.isEmpty(),
+                  shortfalls.nativeLacks(allCandidates),
+                  withoutPath(options, allCandidates)),
+              DecisionTexts.fixNoNativeNode());
       return end.isPresent()
           ? new Placement.Ended(end.get())
           : new Placement.Placed(ProxyPlacement.CONTAINER);
@@ -162,9 +158,7 @@ final class NativeSidecarRule {
     }
     if (restartPolicy == null) {
       requirements.add(nativeRequirement("asked for"));
-      log.warn(
-          "pod constrained to nodes that run native sidecars: "
-              + shortfalls.nativeLacks(remaining));
+      log.warn(DecisionTexts.constrainedToNative(shortfalls.nativeLacks(remaining)));
     } else {
       constrainForCompletion(requirements, remaining);
     }
@@ -178,9 +172,7 @@ final class NativeSidecarRule {
   private void constrainForCompletion(
       List<NodeRequirement> requirements, List<Candidate> candidates) {
     requirements.add(nativeRequirement("the pod runs to completion"));
-    log.warn(
-        "pod constrained to nodes that run native sidecars, as it runs to completion: "
-            + shortfalls.nativeLacks(candidates));
+    log.warn(DecisionTexts.constrainedForCompletion(shortfalls.nativeLacks(candidates)));
     log.completed(CompletionRule.CONSTRAINED, "constrained to the nodes that run native sidecars");
   }
 
@@ -199,16 +191,7 @@ final class NativeSidecarRule {
    */
   private Optional<Outcome> noNativeSidecar(String why, String fix) {
     RunToCompletion policy = config.policy().runToCompletion();
-    String msg =
-        workload
-            + " runs to completion (restartPolicy: "
-            + restartPolicy
-            + "), so its proxy must be a native sidecar to end when the app ends, but "
-            + why
-            + ". Fix: "
-            + fix
-            + "; or, where the app stops the proxy itself when it is done, set"
-            + " policy.runToCompletion: inject";
+    String msg = DecisionTexts.noNativeSidecar(workload, restartPolicy, why, fix);
     switch (policy) {
       case REJECT -> {
         log.completed(
@@ -219,18 +202,14 @@ final class NativeSidecarRule {
         log.completed(
             CompletionRule.SKIPPED,
             "no native sidecar possible: admitted without injection (" + policyKey() + ")");
-        log.warn(msg + "; admitted without injection (" + policyKey() + ")");
+        log.warn(DecisionTexts.admittedWithoutInjection(msg, policyKey()));
         return Optional.of(new Outcome.Skip(SkipReason.RUN_TO_COMPLETION, msg));
       }
       case INJECT -> {
         log.completed(
             CompletionRule.CONTAINER,
             "no native sidecar possible: regular proxy container (" + policyKey() + ")");
-        log.warn(
-            msg
-                + "; injected with the proxy as a regular container ("
-                + policyKey()
-                + "): the pod completes only if the app stops the proxy");
+        log.warn(DecisionTexts.injectedAsContainer(msg, policyKey()));
         return Optional.empty();
       }
     }
@@ -238,7 +217,7 @@ final class NativeSidecarRule {
   }
 
   private String policyKey() {
-    return "policy.runToCompletion: " + config.policy().runToCompletion().id();
+    return DecisionTexts.runToCompletionSetting(config.policy().runToCompletion());
   }
 
   /**
@@ -247,34 +226,19 @@ final class NativeSidecarRule {
    */
   private Outcome nativeRefusal(
       List<Candidate> remaining, boolean noneNative, PodAnnotations asked) {
-    String why =
-        config.policy().mixedNodes() == MixedNodes.REJECT
-            ? "policy.mixedNodes is reject"
-            : "policy.publishLabels is off, so no capability label could pin the pod";
     if (restartPolicy != null && asked.nativeSidecar() == null) {
+      // some remaining node runs native sidecars (a pod on none of them ended in place()), so
+      // what refuses it here is the constrain rule
+      ConstrainPolicy.WhyNot why = config.policy().constrain().whyNot().orElseThrow();
       String msg =
-          workload
-              + " runs to completion (restartPolicy: "
-              + restartPolicy
-              + "), so its proxy must be a native sidecar, but not every candidate node runs"
-              + " native sidecars (kubelet >= 1.29) and "
-              + why
-              + ": "
-              + shortfalls.nativeLacks(remaining)
-              + ". Fix: upgrade these nodes' kubelet to 1.29 or later, or keep the pod off them"
-              + " (nodeSelector or node affinity), or set policy.mixedNodes: constrain with"
-              + " policy.publishLabels: true";
-      log.completed(CompletionRule.MIXED_NODES, "mixed native-sidecar support refused: " + why);
+          DecisionTexts.mixedNativeForCompletion(
+              workload, restartPolicy, why, shortfalls.nativeLacks(remaining));
+      log.completed(CompletionRule.MIXED_NODES, DecisionTexts.mixedNativeRefusedStep(why));
       return new Outcome.Refuse(RefusalReason.MIXED_NODES, msg);
     }
     String msg =
-        asked.nativeSidecarBy()
-            + ", but "
-            + (noneNative ? "no" : "not every")
-            + " candidate node of "
-            + workload
-            + " runs native sidecars (kubelet >= 1.29): "
-            + shortfalls.nativeLacks(remaining);
+        DecisionTexts.nativeAsked(
+            asked.nativeSidecarBy(), noneNative, workload, shortfalls.nativeLacks(remaining));
     log.add(new TraceStep("proxy", msg));
     if (!noneNative) {
       completedIfRunsToCompletion(CompletionRule.MIXED_NODES, asked);
@@ -284,7 +248,7 @@ final class NativeSidecarRule {
     // annotation's own rule, whatever the pod's restart policy)
     if (config.policy().noViablePath() == NoViablePath.SKIP) {
       completedIfRunsToCompletion(CompletionRule.SKIPPED, asked);
-      log.warn(msg + "; admitted without injection (policy.noViablePath: skip)");
+      log.warn(DecisionTexts.admittedWithoutInjection(msg, DecisionTexts.NO_VIABLE_PATH_SKIP));
       return new Outcome.Skip(SkipReason.NO_VIABLE_PATH, msg);
     }
     completedIfRunsToCompletion(CompletionRule.REFUSED, asked);

@@ -9,8 +9,8 @@ import java.util.Objects;
  * How the engine chooses among redirect paths.
  *
  * @param preference most preferred first; {@code init/plain} only if an operator lists it
- * @param publishLabels whether node capability labels are published; without them {@code constrain}
- *     acts as {@code reject}, since no label would match
+ * @param publishLabels whether node capability labels are published; {@link #constrain()} says what
+ *     that means for a constraint
  * @param runToCompletion what to do with a pod that runs to completion when no node it may run on
  *     runs native sidecars
  */
@@ -31,5 +31,10 @@ public record PolicyConfig(
     }
     preference = List.copyOf(preference);
     Objects.requireNonNull(runToCompletion, "runToCompletion");
+  }
+
+  /** Whether the engine may constrain a pod to some of its candidate nodes, and if not why. */
+  public ConstrainPolicy constrain() {
+    return new ConstrainPolicy(mixedNodes, publishLabels);
   }
 }
