@@ -1,6 +1,5 @@
 package bench.netty;
 
-import io.meshinjector.engine.RuleEngine;
 import io.meshinjector.engine.cluster.InMemoryClusterView;
 import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.engine.config.MeshConfig;
@@ -9,15 +8,11 @@ import io.meshinjector.webhook.settings.WebhookSettings;
 import io.meshinjector.webhook.admission.AdmissionCodec;
 import io.meshinjector.webhook.admission.AdmissionReply;
 import io.meshinjector.webhook.admission.PodAdmission;
-import io.meshinjector.webhook.admission.PodValidation;
 import io.meshinjector.webhook.admission.Staleness;
 import io.meshinjector.webhook.server.AdmissionEndpoint;
 import io.meshinjector.webhook.server.RequestBody;
-import io.meshinjector.webhook.settings.PodLimits;
 import io.meshinjector.webhook.logging.AsyncConsole;
 import io.meshinjector.webhook.metrics.AdmissionMetrics;
-import io.meshinjector.webhook.admission.InjectionPipeline;
-import io.meshinjector.webhook.admission.Mutators;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.buffer.ByteBuf;
@@ -113,25 +108,16 @@ public final class NettyPeer {
   /** The AdmissionEndpoint of {@code serve}, as WebhookApplication wires it, for a cluster file. */
   static AdmissionEndpoint service(Path cluster) {
     MeshConfig config = ConfigLoader.defaults();
-    WebhookSettings settings = WebhookSettings.from(config);
-    AdmissionCodec codec =
-        new AdmissionCodec(settings.maxNestingDepth(), settings.maxStringLength());
-    InjectionPipeline pipeline =
-        new InjectionPipeline(
-            new RuleEngine(config.engine(), Clock.systemUTC()), Mutators.forConfig(config));
     InMemoryClusterView view = ClusterFiles.load(config.engine().capabilities(), List.of(cluster));
     // a file view is never stale: serve's Staleness over ViewHealth.fixed() never warns either
-    AdmissionMetrics metrics =
-        new AdmissionMetrics(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
     PodAdmission admission =
-        new PodAdmission(
-            codec,
-            new PodValidation(PodLimits.from(config)),
-            pipeline,
+        PodAdmission.from(
+            config,
+            Clock.systemUTC(),
             () -> view,
-            metrics,
+            new AdmissionMetrics(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)),
             Staleness.never());
-    return new AdmissionEndpoint(codec, admission, metrics, settings.maxRequestBytes());
+    return new AdmissionEndpoint(admission, WebhookSettings.from(config).maxRequestBytes());
   }
 
   private Mono<Void> mutate(HttpServerRequest request, HttpServerResponse response) {

@@ -9,19 +9,21 @@ import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.decision.Decision;
 import io.meshinjector.engine.decision.Outcome;
 import io.meshinjector.engine.decision.SkipReason;
+import io.meshinjector.templates.PodInjector;
 import java.util.Objects;
 
 /**
- * The one decision path: decide, then render the decision as a patch. The webhook and the CLI both
- * call {@link #run}; only the cluster view behind it differs.
+ * The one decision path: decide, then render the decision as a patch with the config's templates.
+ * Built only by {@link PodAdmission#from}, so the webhook and the CLI run the same engine and
+ * templates; only the cluster view behind it differs.
  */
 public final class InjectionPipeline {
   private final RuleEngine engine;
-  private final PodMutator mutator;
+  private final PodInjector templates;
 
-  public InjectionPipeline(RuleEngine engine, PodMutator mutator) {
+  InjectionPipeline(RuleEngine engine, PodInjector templates) {
     this.engine = Objects.requireNonNull(engine, "engine");
-    this.mutator = Objects.requireNonNull(mutator, "mutator");
+    this.templates = Objects.requireNonNull(templates, "templates");
   }
 
   /**
@@ -31,15 +33,15 @@ public final class InjectionPipeline {
    * @param original the pod tree as received (the patch applies to it)
    * @param pod {@code original} as a Pod, with {@code metadata.namespace} set
    */
-  public Result run(String workload, JsonNode original, Pod pod, ClusterView view) {
+  Result run(String workload, JsonNode original, Pod pod, ClusterView view) {
     Decision decision = engine.decide(workload, pod, view);
     if (decision.inject()) {
-      return new Result(decision, mutator.inject(original, pod, decision));
+      return new Result(decision, templates.patch(original, pod, decision).patch());
     }
     if (decision.outcome() instanceof Outcome.Skip skip
         && skip.reason() == SkipReason.ALREADY_INJECTED) {
       // a reinvocation: a later webhook may have added containers to the pod we injected
-      return new Result(decision, mutator.complete(original, pod));
+      return new Result(decision, templates.completion(original, pod).patch());
     }
     return new Result(decision, JsonNodeFactory.instance.arrayNode());
   }

@@ -4,12 +4,18 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.meshinjector.engine.RuleEngine;
 import io.meshinjector.engine.cluster.ClusterView;
+import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.engine.decision.Decision;
 import io.meshinjector.engine.decision.Outcome;
+import io.meshinjector.templates.PodInjector;
+import io.meshinjector.templates.TemplateConfig;
 import io.meshinjector.webhook.logging.RequestContext;
 import io.meshinjector.webhook.metrics.AdmissionMetrics;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.meshinjector.webhook.settings.PodLimits;
+import io.meshinjector.webhook.settings.WebhookSettings;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -39,16 +45,6 @@ public final class PodAdmission {
   private final Staleness staleness;
   private final Logger log;
 
-  public PodAdmission(
-      AdmissionCodec codec,
-      PodValidation validation,
-      InjectionPipeline pipeline,
-      Supplier<ClusterView> view,
-      AdmissionMetrics metrics,
-      Staleness staleness) {
-    this(codec, validation, pipeline, view, metrics, staleness, LOG);
-  }
-
   private PodAdmission(
       AdmissionCodec codec,
       PodValidation validation,
@@ -67,22 +63,33 @@ public final class PodAdmission {
   }
 
   /**
-   * For the CLI: the same checks and decision path over a fixed {@code view}, recording and logging
-   * nothing.
+   * The admission of {@code config}: its input limits, its rule engine and its templates. The one
+   * place the admission is assembled, for {@code serve}, the CLI, the tests and the benchmark; the
+   * parameters are what differs between them.
+   *
+   * @param view the cluster view each admission decides over
+   * @param metrics where admissions are counted (the CLI's are thrown away)
+   * @param staleness the warning an answer carries while the view is old ({@link Staleness#never()}
+   *     for a fixed view)
+   * @throws io.meshinjector.engine.config.ConfigException naming a key of {@code config} that is
+   *     wrong
    */
-  public static PodAdmission offline(
-      AdmissionCodec codec,
-      PodValidation validation,
-      InjectionPipeline pipeline,
-      ClusterView view) {
+  public static PodAdmission from(
+      MeshConfig config,
+      Clock clock,
+      Supplier<ClusterView> view,
+      AdmissionMetrics metrics,
+      Staleness staleness) {
+    WebhookSettings settings = WebhookSettings.from(config);
     return new PodAdmission(
-        codec,
-        validation,
-        pipeline,
-        () -> view,
-        new AdmissionMetrics(new SimpleMeterRegistry()),
-        Staleness.never(),
-        NOPLogger.NOP_LOGGER);
+        new AdmissionCodec(settings.maxNestingDepth(), settings.maxStringLength()),
+        new PodValidation(PodLimits.from(config)),
+        new InjectionPipeline(
+            new RuleEngine(config.engine(), clock), new PodInjector(TemplateConfig.from(config))),
+        view,
+        metrics,
+        staleness,
+        LOG);
   }
 
   /**
@@ -93,6 +100,16 @@ public final class PodAdmission {
   public PodAdmission unrecorded(Supplier<ClusterView> view, AdmissionMetrics metrics) {
     return new PodAdmission(
         codec, validation, pipeline, view, metrics, Staleness.never(), NOPLogger.NOP_LOGGER);
+  }
+
+  /** The codec of the config's limits: the endpoint reads requests and writes replies with it. */
+  public AdmissionCodec codec() {
+    return codec;
+  }
+
+  /** Where this admission is counted: the endpoint counts its own answers there too. */
+  public AdmissionMetrics metrics() {
+    return metrics;
   }
 
   /** The reply to {@code request}; never throws. */

@@ -4,23 +4,20 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.zjsonpatch.JsonPatch;
-import io.meshinjector.engine.RuleEngine;
 import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.engine.decision.Decision;
 import io.meshinjector.templates.WorkloadTemplates;
 import io.meshinjector.templates.WorkloadTemplates.PodTemplateRef;
-import io.meshinjector.webhook.admission.AdmissionCodec;
 import io.meshinjector.webhook.admission.InjectionPipeline;
 import io.meshinjector.webhook.admission.InvalidPod;
-import io.meshinjector.webhook.admission.Mutators;
 import io.meshinjector.webhook.admission.PodAdmission;
-import io.meshinjector.webhook.admission.PodValidation;
 import io.meshinjector.webhook.admission.Problems;
+import io.meshinjector.webhook.admission.Staleness;
 import io.meshinjector.webhook.cli.cluster.AssumeEnabledNamespaces;
 import io.meshinjector.webhook.manifest.ManifestException;
-import io.meshinjector.webhook.settings.PodLimits;
-import io.meshinjector.webhook.settings.WebhookSettings;
+import io.meshinjector.webhook.metrics.AdmissionMetrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.util.List;
 
@@ -34,15 +31,15 @@ final class TemplateInjector {
   private final String defaultNamespace;
 
   TemplateInjector(MeshConfig config, ClusterView files, String defaultNamespace, Clock clock) {
-    WebhookSettings settings = WebhookSettings.from(config);
     this.view = new AssumeEnabledNamespaces(files);
+    // the CLI binds and decides but never admits: nothing is counted, and no view goes stale
     this.admission =
-        PodAdmission.offline(
-            new AdmissionCodec(settings.maxNestingDepth(), settings.maxStringLength()),
-            new PodValidation(PodLimits.from(config)),
-            new InjectionPipeline(
-                new RuleEngine(config.engine(), clock), Mutators.forConfig(config)),
-            view);
+        PodAdmission.from(
+            config,
+            clock,
+            () -> view,
+            new AdmissionMetrics(new SimpleMeterRegistry()),
+            Staleness.never());
     this.defaultNamespace = defaultNamespace;
   }
 

@@ -32,21 +32,16 @@ public final class AdmissionEndpoint {
   private final int maxRequestBytes;
   private final Logger log;
 
-  public AdmissionEndpoint(
-      AdmissionCodec codec, PodAdmission admission, AdmissionMetrics metrics, int maxRequestBytes) {
-    this(codec, admission, metrics, maxRequestBytes, LOG);
+  /** Reads and writes with {@code admission}'s codec and counts in its metrics. */
+  public AdmissionEndpoint(PodAdmission admission, int maxRequestBytes) {
+    this(admission, maxRequestBytes, LOG);
   }
 
-  private AdmissionEndpoint(
-      AdmissionCodec codec,
-      PodAdmission admission,
-      AdmissionMetrics metrics,
-      int maxRequestBytes,
-      Logger log) {
+  private AdmissionEndpoint(PodAdmission admission, int maxRequestBytes, Logger log) {
     this.log = log;
-    this.codec = Objects.requireNonNull(codec, "codec");
     this.admission = Objects.requireNonNull(admission, "admission");
-    this.metrics = Objects.requireNonNull(metrics, "metrics");
+    this.codec = admission.codec();
+    this.metrics = admission.metrics();
     this.maxRequestBytes = maxRequestBytes;
   }
 
@@ -56,7 +51,7 @@ public final class AdmissionEndpoint {
    */
   public AdmissionEndpoint unrecorded(Supplier<ClusterView> view, AdmissionMetrics metrics) {
     return new AdmissionEndpoint(
-        codec, admission.unrecorded(view, metrics), metrics, maxRequestBytes, NOPLogger.NOP_LOGGER);
+        admission.unrecorded(view, metrics), maxRequestBytes, NOPLogger.NOP_LOGGER);
   }
 
   /** The largest body accepted; the server reads no more than one byte past it. */

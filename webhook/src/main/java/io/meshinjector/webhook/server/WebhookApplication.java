@@ -1,15 +1,10 @@
 package io.meshinjector.webhook.server;
 
-import io.meshinjector.engine.RuleEngine;
 import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.cluster.InMemoryClusterView;
 import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.engine.config.MeshConfig;
-import io.meshinjector.webhook.admission.AdmissionCodec;
-import io.meshinjector.webhook.admission.InjectionPipeline;
-import io.meshinjector.webhook.admission.Mutators;
 import io.meshinjector.webhook.admission.PodAdmission;
-import io.meshinjector.webhook.admission.PodValidation;
 import io.meshinjector.webhook.admission.Staleness;
 import io.meshinjector.webhook.cluster.ClusterConnection;
 import io.meshinjector.webhook.cluster.ViewHealth;
@@ -17,7 +12,6 @@ import io.meshinjector.webhook.metrics.AdmissionMetrics;
 import io.meshinjector.webhook.metrics.ClusterViewMetrics;
 import io.meshinjector.webhook.metrics.NodeHealthMetrics;
 import io.meshinjector.webhook.settings.ClusterSettings;
-import io.meshinjector.webhook.settings.PodLimits;
 import io.meshinjector.webhook.settings.ServerSettings;
 import io.meshinjector.webhook.settings.WarmupSettings;
 import io.meshinjector.webhook.settings.WebhookSettings;
@@ -64,31 +58,20 @@ public class WebhookApplication {
             Path.of("tls.key")));
   }
 
-  @Bean
-  AdmissionCodec admissionCodec(WebhookSettings settings) {
-    return new AdmissionCodec(settings.maxNestingDepth(), settings.maxStringLength());
-  }
-
-  /** A bean of its own so that a test can put a failing one in its place. */
-  @Bean
-  InjectionPipeline injectionPipeline(MeshConfig config) {
-    return new InjectionPipeline(
-        new RuleEngine(config.engine(), Clock.systemUTC()), Mutators.forConfig(config));
-  }
-
+  /**
+   * The admission over the cluster connection's view, warning while the view is stale. The view
+   * comes in as a bean, which is where the server test puts a failing one.
+   */
   @Bean
   PodAdmission podAdmission(
-      AdmissionCodec codec,
-      InjectionPipeline pipeline,
+      MeshConfig config,
       ClusterView view,
       ViewHealth health,
       ClusterSettings clusterSettings,
-      AdmissionMetrics metrics,
-      MeshConfig config) {
-    return new PodAdmission(
-        codec,
-        new PodValidation(PodLimits.from(config)),
-        pipeline,
+      AdmissionMetrics metrics) {
+    return PodAdmission.from(
+        config,
+        Clock.systemUTC(),
         () -> view,
         metrics,
         new Staleness(health::age, clusterSettings.staleAfter()));
@@ -100,12 +83,8 @@ public class WebhookApplication {
   }
 
   @Bean
-  AdmissionEndpoint admissionEndpoint(
-      AdmissionCodec codec,
-      PodAdmission admission,
-      AdmissionMetrics metrics,
-      WebhookSettings settings) {
-    return new AdmissionEndpoint(codec, admission, metrics, settings.maxRequestBytes());
+  AdmissionEndpoint admissionEndpoint(PodAdmission admission, WebhookSettings settings) {
+    return new AdmissionEndpoint(admission, settings.maxRequestBytes());
   }
 
   /** Admissions of an example pod in-process, before readiness turns to accepting traffic. */

@@ -13,9 +13,8 @@ import io.meshinjector.engine.decision.Decision;
 import io.meshinjector.webhook.cluster.ClusterFiles;
 import io.meshinjector.webhook.server.AdmissionEndpoint;
 import io.meshinjector.webhook.server.RequestBody;
-import io.meshinjector.webhook.settings.PodLimits;
 import io.meshinjector.webhook.settings.WebhookSettings;
-import io.meshinjector.webhook.support.ExampleService;
+import io.meshinjector.webhook.support.InProcessEndpoint;
 import io.meshinjector.webhook.support.Parsson;
 import io.meshinjector.webhook.support.Reviews;
 import io.meshinjector.webhook.support.ServedLimits;
@@ -60,12 +59,7 @@ class AdmissionCasesTest {
     assertThat(settings.maxRequestBytes()).isEqualTo(MAX_BODY);
     assertThat(settings.maxStringLength()).isEqualTo(MAX_STRING);
     assertThat(settings.maxNestingDepth()).isEqualTo(40);
-    return ExampleService.of(
-        new AdmissionCodec(settings.maxNestingDepth(), settings.maxStringLength()),
-        () -> VIEW,
-        new SimpleMeterRegistry(),
-        settings.maxRequestBytes(),
-        PodLimits.from(CONFIG));
+    return InProcessEndpoint.of(CONFIG, () -> VIEW, new SimpleMeterRegistry());
   }
 
   /** The answer to a row, as the server would send it. */

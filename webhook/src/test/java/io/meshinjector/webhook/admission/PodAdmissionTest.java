@@ -11,8 +11,7 @@ import io.meshinjector.engine.cluster.NodeIndex;
 import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.webhook.server.AdmissionEndpoint;
 import io.meshinjector.webhook.server.RequestBody;
-import io.meshinjector.webhook.settings.PodLimits;
-import io.meshinjector.webhook.support.ExampleService;
+import io.meshinjector.webhook.support.InProcessEndpoint;
 import io.meshinjector.webhook.support.Reviews;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
@@ -61,12 +60,7 @@ class PodAdmissionTest {
   }
 
   private AdmissionEndpoint service() {
-    return ExampleService.of(
-        new AdmissionCodec(100, 1 << 20),
-        BrokenView::new,
-        registry,
-        1 << 20,
-        PodLimits.from(ConfigLoader.defaults()));
+    return InProcessEndpoint.of(ConfigLoader.defaults(), BrokenView::new, registry);
   }
 
   @Test

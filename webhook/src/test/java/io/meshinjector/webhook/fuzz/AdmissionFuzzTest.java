@@ -15,7 +15,7 @@ import io.meshinjector.webhook.manifest.ManifestException;
 import io.meshinjector.webhook.manifest.Manifests;
 import io.meshinjector.webhook.server.AdmissionEndpoint;
 import io.meshinjector.webhook.server.RequestBody;
-import io.meshinjector.webhook.support.ExampleService;
+import io.meshinjector.webhook.support.InProcessEndpoint;
 import io.meshinjector.webhook.support.Parsson;
 import io.meshinjector.webhook.support.Reviews;
 import java.nio.charset.StandardCharsets;
@@ -34,7 +34,9 @@ class AdmissionFuzzTest {
 
   @Test
   void admissionReviewsGetAnAnswerNeverA500() throws Exception {
-    AdmissionEndpoint service = ExampleService.withMaxRequestBytes(1 << 20);
+    AdmissionEndpoint service =
+        InProcessEndpoint.overExampleCluster(
+            ConfigLoader.fromYaml("config.yaml", "webhook:\n  maxRequestBytes: " + (1 << 20)));
     JsonNode example = Reviews.exampleJson("admission-review.json");
     List<byte[]> seeds =
         List.of(

@@ -6,8 +6,10 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.AppenderBase;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.meshinjector.engine.config.ConfigLoader;
+import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.webhook.cluster.ViewHealth;
-import io.meshinjector.webhook.support.ExampleService;
+import io.meshinjector.webhook.support.InProcessEndpoint;
 import io.meshinjector.webhook.support.Reviews;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -44,6 +46,8 @@ import reactor.core.publisher.Mono;
  */
 class AdmissionHttpHandlerTest {
   private static final int MAX_BYTES = 64 * 1024;
+  private static final MeshConfig CONFIG =
+      ConfigLoader.fromYaml("config.yaml", "webhook:\n  maxRequestBytes: " + MAX_BYTES);
 
   private final List<ILoggingEvent> logged = new CopyOnWriteArrayList<>();
   private final AppenderBase<ILoggingEvent> appender =
@@ -73,7 +77,7 @@ class AdmissionHttpHandlerTest {
   }
 
   private AdmissionHttpHandler handler() {
-    AdmissionEndpoint endpoint = ExampleService.withMaxRequestBytes(MAX_BYTES);
+    AdmissionEndpoint endpoint = InProcessEndpoint.overExampleCluster(CONFIG);
     ViewHealth health =
         new ViewHealth() {
           @Override
@@ -246,7 +250,7 @@ class AdmissionHttpHandlerTest {
   void aFailureOutsideTheServiceIsA500NotAnError() {
     AdmissionHttpHandler handler =
         new AdmissionHttpHandler(
-            ExampleService.withMaxRequestBytes(MAX_BYTES),
+            InProcessEndpoint.overExampleCluster(CONFIG),
             new HealthProbes(
                 availability,
                 new ViewHealth() {

@@ -6,14 +6,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import io.meshinjector.engine.RuleEngine;
-import io.meshinjector.engine.config.MeshConfig;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.meshinjector.engine.cluster.ClusterView;
+import io.meshinjector.engine.cluster.NodeIndex;
 import io.meshinjector.webhook.MeshInjector;
-import io.meshinjector.webhook.admission.InjectionPipeline;
-import io.meshinjector.webhook.admission.Mutators;
 import io.meshinjector.webhook.admission.PodAdmission;
-import io.meshinjector.webhook.admission.PodMutator;
 import io.meshinjector.webhook.cli.ServeCommand;
+import io.meshinjector.webhook.cluster.ClusterConnection;
 import io.meshinjector.webhook.support.Captured;
 import io.meshinjector.webhook.support.Reviews;
 import io.meshinjector.webhook.support.ServedLimits;
@@ -30,10 +29,11 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -56,7 +56,7 @@ import org.springframework.context.annotation.Primary;
  * what is about the transport (TLS versions, probes and metrics on their ports, the 500's log line
  * as the server writes it), plus one admission end to end as the smoke test that the server wires
  * the core, its patch applied with an independent JSON Patch implementation (Parsson). One test
- * configuration is added to the application: {@link FailingPipeline}, the only way to make a real
+ * configuration is added to the application: {@link FailingView}, the only way to make a real
  * server fail on demand.
  *
  * <p>The admission cases are in-process, in {@link
@@ -82,15 +82,15 @@ class AdmissionServerTest {
     Path config = tmp.resolve("config.yaml");
     Files.writeString(config, ServedLimits.CONFIG_YAML);
     var cli = MeshInjector.commandLine();
-    // serve as it is, plus one configuration: a pipeline that fails on a marked pod
-    SpringApplicationHook addFailingPipeline =
+    // serve as it is, plus one configuration: a view that fails on a marked namespace
+    SpringApplicationHook addFailingView =
         app -> {
-          app.addPrimarySources(List.of(FailingPipeline.class));
+          app.addPrimarySources(List.of(FailingView.class));
           return new SpringApplicationRunListener() {};
         };
     int code =
         SpringApplication.withHook(
-            addFailingPipeline,
+            addFailingView,
             () ->
                 cli.execute(
                     "serve",
@@ -102,7 +102,7 @@ class AdmissionServerTest {
                     "--cluster=" + Reviews.testCluster("inject-spellings.yaml")));
     assertThat(code).isZero();
     context = ((ServeCommand) cli.getSubcommands().get("serve").getCommand()).context();
-    assertThat(context.getBeansOfType(InjectionPipeline.class)).hasSize(2);
+    assertThat(context.getBeansOfType(ClusterView.class)).hasSize(2);
     ServerPorts ports = context.getBean(ServerPorts.class);
     base = URI.create("https://localhost:" + ports.https());
     mutate = base.resolve("/mutate");
@@ -112,28 +112,39 @@ class AdmissionServerTest {
     serverLog = ServerLog.attach();
   }
 
-  /** The label that makes {@link FailingPipeline} fail. */
-  static final String FAIL = "test.mesh-injector.io/fail";
+  /** The namespace whose read {@link FailingView} fails. */
+  static final String FAIL = "view-fails";
 
   /**
-   * Takes the place of the served pipeline: the same decisions and rendering, except that a pod
-   * labelled {@link #FAIL} fails in rendering, as a bug in a template would.
+   * Takes the place of the served cluster view, which serve's admission is built over: the same
+   * view, except that reading the namespace {@link #FAIL} fails, as a bug in a feeder would make
+   * it.
    */
   @Configuration(proxyBeanMethods = false)
-  static class FailingPipeline {
+  static class FailingView {
     @Bean
     @Primary
-    InjectionPipeline failingPipeline(MeshConfig config) {
-      PodMutator real = Mutators.forConfig(config);
-      PodMutator failing =
-          (received, pod, decision) -> {
-            if (pod.getMetadata().getLabels() != null
-                && pod.getMetadata().getLabels().containsKey(FAIL)) {
-              throw new IllegalStateException("secret internal detail");
-            }
-            return real.inject(received, pod, decision);
-          };
-      return new InjectionPipeline(new RuleEngine(config.engine(), Clock.systemUTC()), failing);
+    ClusterView failingView(ClusterConnection cluster) {
+      ClusterView real = cluster.view();
+      return new ClusterView() {
+        @Override
+        public Optional<Namespace> namespace(String name) {
+          if (name.equals(FAIL)) {
+            throw new IllegalStateException("secret internal detail");
+          }
+          return real.namespace(name);
+        }
+
+        @Override
+        public NodeIndex nodes(Instant now) {
+          return real.nodes(now);
+        }
+
+        @Override
+        public NodeIndex latestNodes(Instant now) {
+          return real.latestNodes(now);
+        }
+      };
     }
   }
 
@@ -261,9 +272,7 @@ class AdmissionServerTest {
 
   @Test
   void anInternalErrorIs500WithTheUidNoStackTraceAndOneLogLine() throws Exception {
-    ObjectNode pod = Reviews.examplePod();
-    ((ObjectNode) pod.path("metadata").path("labels")).put(FAIL, "true");
-    ObjectNode review = Reviews.podCreate("admission.k8s.io/v1", "shop", pod);
+    ObjectNode review = Reviews.podCreate("admission.k8s.io/v1", FAIL, Reviews.examplePod());
     String uid = review.path("request").path("uid").asText();
 
     HttpResponse<String> r;
@@ -281,12 +290,18 @@ class AdmissionServerTest {
       assertThat(failed.text())
           .endsWith(System.lineSeparator())
           .doesNotEndWith(" | " + System.lineSeparator())
-          .contains(" uid=" + uid + " namespace=shop pod=checkout-6d4cf56db6-* : admission failed")
+          .contains(
+              " uid="
+                  + uid
+                  + " namespace="
+                  + FAIL
+                  + " pod=checkout-6d4cf56db6-* : admission failed")
           .contains("java.lang.IllegalStateException: secret internal detail")
-          .contains(" | at io.meshinjector.webhook.server.AdmissionServerTest$FailingPipeline");
+          .contains(" | at io.meshinjector.webhook.server.AdmissionServerTest$FailingView");
       assertThat(failed.text().strip()).doesNotContain("\n", "\r");
       assertThat(log.lines())
-          .allSatisfy(l -> assertThat(l.text()).contains(" uid=" + uid + " namespace=shop "));
+          .allSatisfy(
+              l -> assertThat(l.text()).contains(" uid=" + uid + " namespace=" + FAIL + " "));
     }
 
     assertThat(r.statusCode()).isEqualTo(500);

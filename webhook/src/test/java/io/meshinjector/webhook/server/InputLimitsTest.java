@@ -9,11 +9,10 @@ import io.meshinjector.engine.cluster.InMemoryClusterView;
 import io.meshinjector.engine.config.ConfigException;
 import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.engine.config.MeshConfig;
-import io.meshinjector.webhook.admission.AdmissionCodec;
 import io.meshinjector.webhook.admission.AdmissionReply;
 import io.meshinjector.webhook.cluster.ClusterFiles;
 import io.meshinjector.webhook.settings.PodLimits;
-import io.meshinjector.webhook.support.ExampleService;
+import io.meshinjector.webhook.support.InProcessEndpoint;
 import io.meshinjector.webhook.support.Reviews;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
@@ -31,12 +30,17 @@ class InputLimitsTest {
 
   private static AdmissionEndpoint service(
       int maxBytes, int maxDepth, int maxString, PodLimits limits) {
-    return ExampleService.of(
-        new AdmissionCodec(maxDepth, maxString),
-        () -> VIEW,
-        new SimpleMeterRegistry(),
-        maxBytes,
-        limits);
+    String config =
+        "webhook:\n"
+            + ("  maxRequestBytes: " + maxBytes + "\n")
+            + ("  maxNestingDepth: " + maxDepth + "\n")
+            + ("  maxStringLength: " + maxString + "\n")
+            + "  podLimits:\n"
+            + ("    maxContainers: " + limits.maxContainers() + "\n")
+            + ("    maxVolumes: " + limits.maxVolumes() + "\n")
+            + ("    maxEnvEntries: " + limits.maxEnvEntries() + "\n");
+    return InProcessEndpoint.of(
+        ConfigLoader.fromYaml("config.yaml", config), () -> VIEW, new SimpleMeterRegistry());
   }
 
   private static AdmissionEndpoint service(PodLimits limits) {

@@ -6,14 +6,12 @@ import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.webhook.MeshInjector;
-import io.meshinjector.webhook.admission.AdmissionCodec;
 import io.meshinjector.webhook.admission.PodAdmission;
 import io.meshinjector.webhook.cli.ServeCommand;
 import io.meshinjector.webhook.cluster.ClusterFiles;
-import io.meshinjector.webhook.settings.PodLimits;
 import io.meshinjector.webhook.settings.WarmupSettings;
 import io.meshinjector.webhook.support.Captured;
-import io.meshinjector.webhook.support.ExampleService;
+import io.meshinjector.webhook.support.InProcessEndpoint;
 import io.meshinjector.webhook.support.Reviews;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.InputStream;
@@ -42,13 +40,7 @@ class WarmupTest {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     ClusterView view =
         ClusterFiles.load(CONFIG.engine().capabilities(), List.of(Reviews.example("cluster.yaml")));
-    AdmissionEndpoint service =
-        ExampleService.of(
-            new AdmissionCodec(100, 1 << 20),
-            () -> view,
-            registry,
-            3 << 20,
-            PodLimits.from(CONFIG));
+    AdmissionEndpoint service = InProcessEndpoint.of(CONFIG, () -> view, registry);
     Warmup warmup =
         new Warmup(
             service,
@@ -74,7 +66,7 @@ class WarmupTest {
 
   @Test
   void aTimeLimitStopsIt() {
-    AdmissionEndpoint service = ExampleService.withMaxRequestBytes(3 << 20);
+    AdmissionEndpoint service = InProcessEndpoint.overExampleCluster(CONFIG);
     Warmup warmup =
         new Warmup(
             service,

@@ -5,9 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.webhook.server.AdmissionEndpoint;
 import io.meshinjector.webhook.server.RequestBody;
-import io.meshinjector.webhook.support.ExampleService;
+import io.meshinjector.webhook.support.InProcessEndpoint;
 import io.meshinjector.webhook.support.Reviews;
 import jakarta.json.Json;
 import jakarta.json.JsonStructure;
@@ -17,12 +18,13 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The API server's reinvocation as the service answers it: the injected pod, sent back after
+ * The API server's reinvocation as the endpoint answers it: the injected pod, sent back after
  * another webhook added a container before the proxy, is answered with a patch that puts the proxy
  * first again (applied here by Parsson); the pod as patched, sent once more, with no patch.
  */
-class ReinvocationServiceTest {
-  private final AdmissionEndpoint service = ExampleService.withMaxRequestBytes(3 << 20);
+class ReinvocationAdmissionTest {
+  private final AdmissionEndpoint service =
+      InProcessEndpoint.overExampleCluster(ConfigLoader.defaults());
 
   private AdmissionReply admit(JsonNode pod) throws Exception {
     byte[] body =
