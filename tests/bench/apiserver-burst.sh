@@ -7,7 +7,7 @@
 # apiserver_admission_webhook_admission_duration_seconds and apiserver_admission_webhook_request_total
 # before and after each burst; prints per target the calls per pod, the mean and the p99 bucket of
 # the cold burst (the first after the target started) and of the warm ones
-# (tests/src/test/java/io/meshinjector/realplane/ApiServerBurstIT.java). Not part of `verify`.
+# (tests/src/test/java/io/meshinjector/realplane/ApiServerBurstBench.java). Not part of `verify`.
 #
 #   tests/bench/apiserver-burst.sh [--sizes 200,1000] [--rounds 3] [--targets one,three,peer[,peer-inject]]
 #                                  [--aot on|off] [--jfr] [--nodes 6] [--no-build]
@@ -51,6 +51,6 @@ skip_aot=()
 cd "$root"
 exec ./mvnw -B -o -pl tests -am verify "${skip_aot[@]}" -Dspotless.check.skip=true \
   -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false \
-  -Dit.test=ApiServerBurstIT -Dburst.run=true -Dburst.sizes="$sizes" -Dburst.rounds="$rounds" \
+  -Dit.test=ApiServerBurstBench -Dburst.run=true -Dburst.sizes="$sizes" -Dburst.rounds="$rounds" \
   -Dburst.targets="$targets" -Dburst.aot="$aot" -Dburst.jfr="$jfr" -Dburst.nodes="$nodes" \
   -Dburst.out="$out"

@@ -51,7 +51,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * </ul>
  */
 @EnabledIfSystemProperty(named = "burst.run", matches = "true")
-class ApiServerBurstIT {
+class ApiServerBurstBench {
   @RegisterExtension static final RealPlane PLANE = new RealPlane();
 
   static final String NS = "mesh-injector";
