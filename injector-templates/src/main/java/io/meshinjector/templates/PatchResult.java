@@ -22,9 +22,4 @@ public record PatchResult(ArrayNode patch) {
   public boolean isEmpty() {
     return patch.isEmpty();
   }
-
-  /** The patch as compact JSON, as an AdmissionResponse carries it (base64-encoded there). */
-  public String json() {
-    return patch.toString();
-  }
 }

@@ -1,8 +1,5 @@
 package io.meshinjector.templates;
 
-import static io.meshinjector.templates.internal.ModelJson.MAPPER;
-
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -10,9 +7,7 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EphemeralContainer;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodSpec;
-import io.fabric8.zjsonpatch.JsonPatch;
 import io.meshinjector.engine.decision.Annotations;
 import io.meshinjector.engine.decision.Decision;
 import io.meshinjector.engine.decision.Plan;
@@ -39,8 +34,8 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Turns a pod and the engine's {@link Decision} into the injected pod. Pure and thread-safe; the
- * templates were parsed when the {@link TemplateConfig} was built.
+ * Turns a pod and the engine's {@link Decision} into the RFC 6902 patch that injects it. Pure and
+ * thread-safe; the templates were parsed when the {@link TemplateConfig} was built.
  */
 public final class PodInjector {
   /**
@@ -61,15 +56,6 @@ public final class PodInjector {
     this.proxyName = config.proxyContainerName();
     this.templateValues = new TemplateValues(config);
     this.renderings = new RenderCache(templateValues::perPod);
-  }
-
-  public TemplateConfig config() {
-    return config;
-  }
-
-  /** The proxy container's name (the proxy template's {@code name}). */
-  public String proxyContainerName() {
-    return proxyName;
   }
 
   /** Whether the pod already has the proxy, as a container or an init container. */
@@ -214,21 +200,6 @@ public final class PodInjector {
   }
 
   /**
-   * The injected pod, as a new object: {@link #patch} applied to {@code original}'s own tree. For
-   * the CLI's manifests and for tests; the webhook sends the patch. {@code original} is not
-   * touched.
-   *
-   * @throws TemplateException when a replaced template produces something that is no container
-   */
-  public Pod render(Pod original, Decision decision) {
-    // A null in a list render reads (a pod the API server refuses, but the CLI may be given one)
-    // becomes an empty object in a builder's copy, which render has always read from.
-    Pod source = holdsNulls(original) ? new PodBuilder(original).build() : original;
-    JsonNode tree = MAPPER.valueToTree(source);
-    return applied(tree, patch(tree, source, decision));
-  }
-
-  /**
    * A pod this injector injected, after a later mutating webhook added containers to it: the patch
    * that moves the added ones to where the injected layout puts app containers and updates {@link
    * #INJECTED_CONTAINERS}. Empty when there is nothing to do (no proxy, no annotation, or every
@@ -259,62 +230,6 @@ public final class PodInjector {
     }
     patch.putAll("annotations", Map.of(INJECTED_CONTAINERS, String.join(",", completed.get())));
     return new PatchResult(patch.ops());
-  }
-
-  /**
-   * {@link #completion} applied to {@code original}'s own tree, as a new object; {@code original}
-   * itself when there is nothing to do, so a second call on the same pod changes nothing.
-   */
-  public Pod complete(Pod original) {
-    JsonNode tree = MAPPER.valueToTree(original);
-    PatchResult patch = completion(tree, original);
-    return patch.isEmpty() ? original : applied(tree, patch);
-  }
-
-  private static Pod applied(JsonNode tree, PatchResult patch) {
-    JsonNode out = patch.isEmpty() ? tree : JsonPatch.apply(patch.patch().deepCopy(), tree);
-    try {
-      return MAPPER.treeToValue(out, Pod.class);
-    } catch (JsonProcessingException e) {
-      throw new TemplateException("the injected pod does not read back as a Pod: " + e);
-    }
-  }
-
-  /** Whether a list render reads, or a container's ports, holds a null element. */
-  private static boolean holdsNulls(Pod pod) {
-    if (pod.getMetadata() != null && hasNull(pod.getMetadata().getOwnerReferences())) {
-      return true;
-    }
-    PodSpec spec = pod.getSpec();
-    if (spec == null) {
-      return false;
-    }
-    if (hasNull(spec.getVolumes()) || hasNull(spec.getEphemeralContainers())) {
-      return true;
-    }
-    for (List<Container> list : Arrays.asList(spec.getContainers(), spec.getInitContainers())) {
-      if (hasNull(list)) {
-        return true;
-      }
-      for (Container c : orEmpty(list)) {
-        if (hasNull(c.getPorts())) {
-          return true;
-        }
-      }
-    }
-    return false;
-  }
-
-  /** A loop, not contains(null): immutable lists throw on that. */
-  private static boolean hasNull(List<?> list) {
-    if (list != null) {
-      for (Object o : list) {
-        if (o == null) {
-          return true;
-        }
-      }
-    }
-    return false;
   }
 
   private static boolean hasName(PodSpec spec, String name) {

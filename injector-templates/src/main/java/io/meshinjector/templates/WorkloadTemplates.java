@@ -1,20 +1,13 @@
 package io.meshinjector.templates;
 
-import static io.meshinjector.templates.internal.ModelJson.MAPPER;
-
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.fabric8.kubernetes.api.model.ObjectMeta;
-import io.fabric8.kubernetes.api.model.Pod;
-import io.meshinjector.engine.decision.Decision;
+import io.fabric8.zjsonpatch.JsonPatch;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.function.BiFunction;
 
 /**
  * The pod templates inside manifest documents: Pods, Deployments, StatefulSets, DaemonSets,
@@ -53,61 +46,20 @@ public final class WorkloadTemplates {
     }
 
     /**
-     * The pod the engine decides on, a new object, in the owner's namespace: the pods a workload
-     * creates live there, whatever its template says.
+     * Applies RFC 6902 operations made against this template ({@link PodInjector#patch} or {@link
+     * PodInjector#completion} of it) in place, so the document around it stays as it was read.
      *
-     * @throws IllegalArgumentException when the template does not read as a Pod
+     * @param operations left as they are: their values are the injector's cached renderings, so the
+     *     template gets copies (zjsonpatch 7.8 copies each value it adds as well; this copy does
+     *     not rely on that)
      */
-    public Pod toPod() {
-      Pod pod;
-      try {
-        pod = MAPPER.treeToValue(template, Pod.class);
-      } catch (JsonProcessingException | IllegalArgumentException e) {
-        String message = e.getMessage() == null ? e.toString() : e.getMessage();
-        throw new IllegalArgumentException(
-            workload()
-                + ": the pod template is not valid: "
-                + message.lines().findFirst().orElse(""),
-            e);
+    public void apply(ArrayNode operations) {
+      if (operations.isEmpty()) {
+        return;
       }
-      if (pod.getMetadata() == null) {
-        pod.setMetadata(new ObjectMeta());
-      }
-      pod.getMetadata().setNamespace(namespace);
-      return pod;
-    }
-
-    /**
-     * Writes a rendered pod's metadata and spec into the template, in place; the namespace {@link
-     * #toPod} set is written only where the template had one.
-     */
-    public void apply(Pod rendered) {
-      if (rendered.getMetadata() != null) {
-        ObjectNode meta = MAPPER.valueToTree(rendered.getMetadata());
-        if (!template.path("metadata").has("namespace")) {
-          meta.remove("namespace");
-        }
-        if (template.has("metadata")) {
-          template.set("metadata", meta);
-        } else if (!meta.isEmpty()) {
-          insertBeforeSpec(meta);
-        }
-      }
-      template.set("spec", MAPPER.valueToTree(rendered.getSpec()));
-    }
-
-    // A new key goes last, but objects everywhere put metadata before spec.
-    private void insertBeforeSpec(ObjectNode meta) {
-      Map<String, JsonNode> fields = new LinkedHashMap<>();
-      template.fields().forEachRemaining(e -> fields.put(e.getKey(), e.getValue()));
+      JsonNode patched = JsonPatch.apply(operations.deepCopy(), template);
       template.removeAll();
-      fields.forEach(
-          (key, value) -> {
-            if (key.equals("spec")) {
-              template.set("metadata", meta);
-            }
-            template.set(key, value);
-          });
+      template.setAll((ObjectNode) patched);
     }
   }
 
@@ -121,26 +73,6 @@ public final class WorkloadTemplates {
     List<PodTemplateRef> out = new ArrayList<>();
     collect(doc, Objects.requireNonNull(defaultNamespace, "defaultNamespace"), out);
     return out;
-  }
-
-  /**
-   * A copy of {@code doc} with every pod template rendered: {@code decide} gets the workload and
-   * the pod of each template. A template whose rendering changes nothing stays as it was read.
-   */
-  public static JsonNode inject(
-      JsonNode doc,
-      String defaultNamespace,
-      PodInjector injector,
-      BiFunction<String, Pod, Decision> decide) {
-    JsonNode copy = doc.deepCopy();
-    for (PodTemplateRef ref : podTemplates(copy, defaultNamespace)) {
-      Pod pod = ref.toPod();
-      Pod rendered = injector.render(pod, decide.apply(ref.workload(), pod));
-      if (!rendered.equals(pod)) {
-        ref.apply(rendered);
-      }
-    }
-    return copy;
   }
 
   private static void collect(JsonNode doc, String outerNamespace, List<PodTemplateRef> out) {

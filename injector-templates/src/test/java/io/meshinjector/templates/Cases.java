@@ -43,13 +43,12 @@ final class Cases {
       return Fixtures.inject(workload, plan);
     }
 
-    /** Each input document with every pod template rendered. */
-    List<JsonNode> render(PodInjector injector) {
-      List<JsonNode> out = new ArrayList<>();
-      for (JsonNode in : inputs()) {
-        out.add(WorkloadTemplates.inject(in, NO_NAMESPACE, injector, (w, pod) -> decision(w)));
-      }
-      return out;
+    /**
+     * Whether the case injects its pods; the already injected fixture's pods carry the proxy or
+     * linkerd-init, and are left as they are.
+     */
+    boolean injects() {
+      return !fixture.equals("emojivoto-already-injected");
     }
 
     /** The pods of the input's templates, as the webhook would receive them. */
@@ -58,7 +57,7 @@ final class Cases {
       for (JsonNode in : inputs()) {
         for (WorkloadTemplates.PodTemplateRef ref :
             WorkloadTemplates.podTemplates(in, NO_NAMESPACE)) {
-          out.add(ref.toPod());
+          out.add(Injected.bind(ref));
         }
       }
       return out;

@@ -63,22 +63,22 @@ class ConfigDigestTest {
     for (String yaml : List.of("proxy: {version: v1}\n", "mesh: istio\n")) {
       TemplateConfig config = TemplateConfig.from(ConfigLoader.fromYaml(yaml));
       Pod pod =
-          new PodInjector(config)
-              .render(
-                  new PodBuilder()
-                      .withNewMetadata()
-                      .withName("web")
-                      .withNamespace("default")
-                      .endMetadata()
-                      .withNewSpec()
-                      .addNewContainer()
-                      .withName("app")
-                      .withImage("app:1")
-                      .endContainer()
-                      .endSpec()
-                      .build(),
-                  Fixtures.inject(
-                      "default/Pod/web", PathOption.INIT_NFT, ProxyPlacement.NATIVE_SIDECAR, true));
+          Injected.pod(
+              new PodInjector(config),
+              new PodBuilder()
+                  .withNewMetadata()
+                  .withName("web")
+                  .withNamespace("default")
+                  .endMetadata()
+                  .withNewSpec()
+                  .addNewContainer()
+                  .withName("app")
+                  .withImage("app:1")
+                  .endContainer()
+                  .endSpec()
+                  .build(),
+              Fixtures.inject(
+                  "default/Pod/web", PathOption.INIT_NFT, ProxyPlacement.NATIVE_SIDECAR, true));
       assertThat(pod.getMetadata().getAnnotations())
           .as(yaml)
           .containsEntry(Annotations.CONFIG_DIGEST, config.configDigest());

@@ -92,7 +92,7 @@ final class IstioCases {
       List<Pod> out = new ArrayList<>();
       for (JsonNode in : inputs()) {
         for (WorkloadTemplates.PodTemplateRef ref : WorkloadTemplates.podTemplates(in, NAMESPACE)) {
-          out.add(ref.toPod());
+          out.add(Injected.bind(ref));
         }
       }
       return out;

@@ -314,7 +314,7 @@ class IstioCompatibilityTest {
     assertThat(goldens).as("documents").hasSameSizeAs(inputs);
     for (int i = 0; i < inputs.size(); i++) {
       JsonNode ours =
-          WorkloadTemplates.inject(
+          Injected.document(
               inputs.get(i), IstioCases.NAMESPACE, injector, (w, p) -> decide(mesh, c, w, p));
       JsonNode o = Differences.ours(ours);
       JsonNode e = Differences.istiod(goldens.get(i));
@@ -399,7 +399,7 @@ class IstioCompatibilityTest {
             WorkloadTemplates.podTemplates(in, IstioCases.NAMESPACE)) {
           Optional<Outcome> gated =
               new InjectGate(mesh.engine().injection())
-                  .check(ref.toPod(), IstioCases.namespace(), t -> {}, w -> {});
+                  .check(Injected.bind(ref), IstioCases.namespace(), t -> {}, w -> {});
           String got = gated.map(o -> o.getClass().getSimpleName()).orElse("Inject");
           if (!got.equals(refused ? "Refuse" : "Skip")) {
             wrong.add(e.getKey() + " (" + e.getValue() + "): " + gated.orElse(null));

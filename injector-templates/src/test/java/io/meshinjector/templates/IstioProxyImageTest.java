@@ -109,9 +109,9 @@ class IstioProxyImageTest {
             .check(pod, IstioCases.namespace(), t -> {}, w -> {});
     assertThat(gated).as("the gate lets the pod through").isEmpty();
     Decision decision = Fixtures.inject("app", path, placement, true);
-    Pod rendered = injector.render(pod, decision);
+    Pod rendered = Injected.pod(injector, pod, decision);
     JsonNode applied =
-        PatchTest.applyWithParsson(pod, Fixtures.patch(injector, pod, decision).json());
+        Injected.applied(pod, Fixtures.patch(injector, pod, decision).patch().toString());
     assertThat(applied)
         .isEqualTo(Fixtures.JSON.readTree(Fixtures.JSON.writeValueAsString(rendered)));
     return Fixtures.assertValidPod(applied, "proxyImage " + path + " " + placement);

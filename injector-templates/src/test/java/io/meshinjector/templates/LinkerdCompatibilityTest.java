@@ -35,7 +35,7 @@ class LinkerdCompatibilityTest {
                 .at("/spec/template"));
     JsonNode input = Fixtures.loadTrees("fixtures/emojivoto-deployment.yaml").get(0);
     JsonNode out =
-        WorkloadTemplates.inject(
+        Injected.document(
             input,
             Cases.NO_NAMESPACE,
             Fixtures.injector(),

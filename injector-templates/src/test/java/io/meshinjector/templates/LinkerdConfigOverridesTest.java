@@ -49,20 +49,21 @@ class LinkerdConfigOverridesTest {
   }
 
   /** What a user gets: the engine's decision and the patch, applied with Parsson. */
-  private record Injected(Decision decision, JsonNode template, String patch) {}
+  private record Admitted(Decision decision, JsonNode template, String patch) {}
 
-  private static Injected inject(JsonNode deployment, Map<String, String> nsAnnotations)
+  private static Admitted inject(JsonNode deployment, Map<String, String> nsAnnotations)
       throws Exception {
     InMemoryClusterView view =
         InMemoryClusterView.of(CONFIG.engine().capabilities(), cluster(nsAnnotations));
     RuleEngine engine = new RuleEngine(CONFIG.engine(), Clock.systemUTC());
     PodTemplateRef ref = WorkloadTemplates.podTemplates(deployment, "").get(0);
-    Pod pod = ref.toPod();
+    Pod pod = Injected.bind(ref);
     Decision d = engine.decide(ref.workload(), pod, view);
     JsonNode received = ref.template();
     PatchResult patch = INJECTOR.patch(received, pod, d);
-    JsonNode out = patch.isEmpty() ? received : PatchTest.applyWithParsson(received, patch.json());
-    return new Injected(d, out, patch.isEmpty() ? "" : patch.json());
+    JsonNode out =
+        patch.isEmpty() ? received : Injected.applied(received, patch.patch().toString());
+    return new Admitted(d, out, patch.isEmpty() ? "" : patch.patch().toString());
   }
 
   private static JsonNode input() {
@@ -78,7 +79,7 @@ class LinkerdConfigOverridesTest {
 
   @Test
   void theConfigOverridesInputComesOutAsLinkerdsGolden() throws Exception {
-    Injected got = inject(input(), Map.of());
+    Admitted got = inject(input(), Map.of());
     assertThat(got.decision().summary()).isEqualTo("init/nft native-sidecar await");
     assertThat(got.decision().warnings()).isEmpty();
     JsonNode expected = golden();
@@ -116,8 +117,8 @@ class LinkerdConfigOverridesTest {
     Map<String, String> onNs = new HashMap<>();
     annotations.fields().forEachRemaining(e -> onNs.put(e.getKey(), e.getValue().asText()));
     ((ObjectNode) bare.at("/spec/template/metadata")).remove("annotations");
-    Injected fromNs = inject(bare, onNs);
-    Injected fromPod = inject(input(), Map.of());
+    Admitted fromNs = inject(bare, onNs);
+    Admitted fromPod = inject(input(), Map.of());
     assertThat(fromNs.decision().trace().toString())
         .contains("config.linkerd.io/admin-port=9998 (namespace)");
     // Linkerd writes the namespace's values onto the pod, so the two pods are the same
@@ -126,7 +127,7 @@ class LinkerdConfigOverridesTest {
 
   @Test
   void aPodsOwnValueWinsOverItsNamespaces() throws Exception {
-    Injected got =
+    Admitted got =
         inject(
             input(),
             Map.of(
@@ -156,7 +157,7 @@ class LinkerdConfigOverridesTest {
     a.put(
         "config.linkerd.io/proxy-additional-env",
         "[{\"name\":\"LINKERD2_PROXY_X\",\"value\":\"1\"}]");
-    Injected got = inject(d, Map.of());
+    Admitted got = inject(d, Map.of());
     assertThat(got.decision().summary()).isEqualTo("init/nft container await");
     JsonNode proxy = got.template().at("/spec/containers/0");
     assertThat(proxy.get("name").asText()).isEqualTo("linkerd-proxy");
@@ -184,7 +185,7 @@ class LinkerdConfigOverridesTest {
     a.removeAll();
     a.put("config.linkerd.io/enable-debug-sidecar", "true");
     a.put("config.linkerd.io/debug-image-version", "debug-tag");
-    Injected got = inject(d, Map.of());
+    Admitted got = inject(d, Map.of());
     JsonNode containers = got.template().at("/spec/containers");
     JsonNode debug = containers.get(containers.size() - 1);
     assertThat(debug.get("name").asText()).isEqualTo("linkerd-debug");
@@ -203,7 +204,7 @@ class LinkerdConfigOverridesTest {
     ObjectNode a = (ObjectNode) d.at("/spec/template/metadata/annotations");
     a.put("config.linkerd.io/admin-port", "nine");
     a.put("config.linkerd.io/proxy-memory-limit", "lots");
-    Injected got = inject(d, Map.of());
+    Admitted got = inject(d, Map.of());
     assertThat(got.decision().warnings()).hasSize(2);
     JsonNode proxy = got.template().at("/spec/initContainers/1");
     assertThat(env(proxy)).containsEntry("LINKERD2_PROXY_ADMIN_LISTEN_ADDR", "0.0.0.0:4191");
@@ -213,10 +214,10 @@ class LinkerdConfigOverridesTest {
 
   @Test
   void reinjectingAnAnnotatedPodMakesNoPatch() throws Exception {
-    Injected once = inject(input(), Map.of());
+    Admitted once = inject(input(), Map.of());
     ObjectNode again = input().deepCopy();
     ((ObjectNode) again.at("/spec")).set("template", once.template());
-    Injected twice = inject(again, Map.of());
+    Admitted twice = inject(again, Map.of());
     assertThat(twice.patch()).isEmpty();
   }
 

@@ -109,18 +109,18 @@ class LinkerdWebhookGoldensTest {
     JsonNode linkerd =
         linkerdPatch == null
             ? received
-            : PatchTest.applyWithParsson(received, Fixtures.resource(DIR + linkerdPatch));
+            : Injected.applied(received, Fixtures.resource(DIR + linkerdPatch));
     InMemoryClusterView view =
         InMemoryClusterView.of(CONFIG.engine().capabilities(), Fixtures.rhel8Cluster(ns));
     RuleEngine engine = new RuleEngine(CONFIG.engine(), Clock.systemUTC());
     // a pod that names no namespace is in the request's, whose annotations the injector is given
     PodTemplateRef ref =
         WorkloadTemplates.podTemplates(received, ns.getMetadata().getName()).get(0);
-    Pod pod = ref.toPod();
+    Pod pod = Injected.bind(ref);
     Decision d = engine.decide(ref.workload(), pod, view);
     PatchResult patch = INJECTOR.patch(received, pod, d);
     assertThat(patch.isEmpty()).as("our injector patches %s: %s", podFile, d).isFalse();
-    JsonNode ours = PatchTest.applyWithParsson(received, patch.json());
+    JsonNode ours = Injected.applied(received, patch.patch().toString());
     return new Both(linkerd, ours, d);
   }
 
@@ -269,8 +269,7 @@ class LinkerdWebhookGoldensTest {
   private static JsonNode linkerdDefaultProxy() throws Exception {
     JsonNode pod = pod("pod-inject-enabled-log-level.yaml");
     return container(
-        PatchTest.applyWithParsson(pod, Fixtures.resource(DIR + "pod-log-level.json")),
-        "linkerd-proxy");
+        Injected.applied(pod, Fixtures.resource(DIR + "pod-log-level.json")), "linkerd-proxy");
   }
 
   private static JsonNode container(JsonNode pod, String name) {

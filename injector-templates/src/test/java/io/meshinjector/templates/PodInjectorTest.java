@@ -41,7 +41,8 @@ class PodInjectorTest {
   @Test
   void nativeSidecarLayoutPutsRedirectThenProxyBeforeAppInitContainers() {
     Pod out =
-        INJECTOR.render(
+        Injected.pod(
+            INJECTOR,
             pod("multi-init-native-nft"),
             Fixtures.inject(
                 "/Deployment/hello", PathOption.INIT_NFT, ProxyPlacement.NATIVE_SIDECAR, true));
@@ -58,7 +59,8 @@ class PodInjectorTest {
   @Test
   void regularLayoutPutsProxyFirstAndRedirectAfterAppInitContainers() {
     Pod out =
-        INJECTOR.render(
+        Injected.pod(
+            INJECTOR,
             pod("multi-init-native-nft"),
             Fixtures.inject("/Deployment/hello", PathOption.CNI, ProxyPlacement.CONTAINER, false));
     assertThat(names(out.getSpec().getInitContainers()))
@@ -91,7 +93,7 @@ class PodInjectorTest {
       String list, String name, PathOption path, ProxyPlacement proxy) {
     Pod pod = podWith(list, name);
     Decision decision = Fixtures.inject("shop/Pod/p", path, proxy, true);
-    Pod out = INJECTOR.render(pod, decision);
+    Pod out = Injected.pod(INJECTOR, pod, decision);
     assertThat(out).isEqualTo(pod).isNotSameAs(pod);
     assertThat(Fixtures.patch(INJECTOR, pod, decision).isEmpty()).isTrue();
   }
@@ -102,7 +104,8 @@ class PodInjectorTest {
     // decides whether such a pod belongs to another mesh.
     Pod pod = podWith("initContainers", "linkerd-init");
     Pod out =
-        INJECTOR.render(pod, Fixtures.inject("shop/Pod/p", PathOption.CNI, NATIVE_SIDECAR, true));
+        Injected.pod(
+            INJECTOR, pod, Fixtures.inject("shop/Pod/p", PathOption.CNI, NATIVE_SIDECAR, true));
     assertThat(names(out.getSpec().getInitContainers()))
         .containsExactly("linkerd-network-validator", "linkerd-proxy", "linkerd-init");
     Fixtures.assertValidPod(Fixtures.JSON.valueToTree(out), "cni with linkerd-init");
@@ -119,8 +122,8 @@ class PodInjectorTest {
     PodInjector injector = new PodInjector(config);
     assertThat(
             names(
-                injector
-                    .render(
+                Injected.pod(
+                        injector,
                         pod,
                         Fixtures.inject("shop/Deployment/web", PathOption.CNI, CONTAINER, true))
                     .getSpec()
@@ -128,7 +131,8 @@ class PodInjectorTest {
         .containsExactly("web");
     assertThatThrownBy(
             () ->
-                injector.render(
+                Injected.pod(
+                    injector,
                     pod,
                     Fixtures.inject(
                         "shop/Deployment/linkerd-proxy", PathOption.CNI, CONTAINER, true)))
@@ -179,7 +183,8 @@ class PodInjectorTest {
             new Object[] {PathOption.INIT_LEGACY, "iptables-legacy", "iptables-legacy-save"},
             new Object[] {PathOption.INIT_PLAIN, "iptables", "iptables-save"})) {
       Pod out =
-          INJECTOR.render(
+          Injected.pod(
+              INJECTOR,
               pod("pod-container-legacy"),
               Fixtures.inject(
                   "emojivoto/Pod/vote-bot", (PathOption) c[0], ProxyPlacement.CONTAINER, true));
@@ -195,7 +200,8 @@ class PodInjectorTest {
     Pod original = pod("affinity-native-cni");
     JsonNode before = Fixtures.JSON.valueToTree(original);
     Pod out =
-        INJECTOR.render(
+        Injected.pod(
+            INJECTOR,
             original,
             Fixtures.inject(
                 "batch/Pod/worker-7d9c-abcde",
@@ -204,14 +210,15 @@ class PodInjectorTest {
     assertThat((JsonNode) Fixtures.JSON.valueToTree(original)).isEqualTo(before);
     assertThat(out).isNotEqualTo(original);
 
-    Pod skipped = INJECTOR.render(original, Fixtures.skip("batch/Pod/worker-7d9c-abcde"));
+    Pod skipped = Injected.pod(INJECTOR, original, Fixtures.skip("batch/Pod/worker-7d9c-abcde"));
     assertThat(skipped).isEqualTo(original).isNotSameAs(original);
   }
 
   @Test
   void podOwnedByADeploymentsReplicaSetIsLabelledWithTheDeployment() {
     Pod out =
-        INJECTOR.render(
+        Injected.pod(
+            INJECTOR,
             pod("affinity-native-cni"),
             Fixtures.inject(
                 "batch/Pod/worker-7d9c-abcde", PathOption.CNI, ProxyPlacement.CONTAINER, true));
@@ -228,7 +235,8 @@ class PodInjectorTest {
   void webhookWorkloadIdNamingTheReplicaSetStillLabelsTheDeployment() {
     // the webhook names a created pod's workload after its controller, the ReplicaSet
     Pod out =
-        INJECTOR.render(
+        Injected.pod(
+            INJECTOR,
             pod("affinity-native-cni"),
             Fixtures.inject(
                 "batch/ReplicaSet/worker-7d9c", PathOption.CNI, ProxyPlacement.CONTAINER, true));
@@ -246,7 +254,8 @@ class PodInjectorTest {
                     "proxyInit:\n  ignoreInboundPorts: ['25']\n  ignoreOutboundPorts: []\n"
                         + "  skipSubnets: [10.96.0.0/12, 169.254.169.254/32]\n")));
     Pod out =
-        injector.render(
+        Injected.pod(
+            injector,
             pod("pod-container-legacy"),
             Fixtures.inject(
                 "emojivoto/Pod/vote-bot", PathOption.INIT_NFT, ProxyPlacement.CONTAINER, true));
@@ -270,11 +279,11 @@ class PodInjectorTest {
                     + "    securityContext: {runAsNonRoot: true}\n"
                     + "  values: {validatorImage: example.org/v:1}\n"));
     Pod out =
-        new PodInjector(config)
-            .render(
-                pod("pod-container-legacy"),
-                Fixtures.inject(
-                    "emojivoto/Pod/vote-bot", PathOption.CNI, ProxyPlacement.NATIVE_SIDECAR, true));
+        Injected.pod(
+            new PodInjector(config),
+            pod("pod-container-legacy"),
+            Fixtures.inject(
+                "emojivoto/Pod/vote-bot", PathOption.CNI, ProxyPlacement.NATIVE_SIDECAR, true));
     Container v = out.getSpec().getInitContainers().get(0);
     assertThat(v.getName()).isEqualTo("my-validator");
     assertThat(v.getImage()).isEqualTo("example.org/v:1");

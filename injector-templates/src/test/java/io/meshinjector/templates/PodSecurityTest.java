@@ -32,7 +32,7 @@ class PodSecurityTest {
   void injectedPartsMeetTheirLevel(Cases.Case c) {
     List<Pod> pods = c.pods();
     for (int i = 0; i < pods.size(); i++) {
-      Pod rendered = INJECTOR.render(pods.get(i), c.decision(c.workloads().get(i)));
+      Pod rendered = Injected.pod(INJECTOR, pods.get(i), c.decision(c.workloads().get(i)));
       PodSpec injectedOnly = injectedParts(rendered.getSpec(), pods.get(i).getSpec());
       List<String> restricted = PodSecurity.restricted(injectedOnly, Map.of());
       List<String> baseline = PodSecurity.baseline(injectedOnly, Map.of());
@@ -55,7 +55,7 @@ class PodSecurityTest {
       Cases.Case c = Cases.all().filter(x -> x.name().equals(name)).findFirst().orElseThrow();
       Pod original = c.pods().get(0);
       assertThat(PodSecurity.restricted(original.getSpec(), Map.of())).isEmpty();
-      Pod rendered = INJECTOR.render(original, c.decision(c.workloads().get(0)));
+      Pod rendered = Injected.pod(INJECTOR, original, c.decision(c.workloads().get(0)));
       assertThat(
               PodSecurity.restricted(rendered.getSpec(), rendered.getMetadata().getAnnotations()))
           .as(name)
@@ -69,7 +69,8 @@ class PodSecurityTest {
         Cases.all().filter(x -> x.name().equals("restricted-native-cni")).findFirst().orElseThrow();
     Pod original = cni.pods().get(0);
     Pod rendered =
-        INJECTOR.render(
+        Injected.pod(
+            INJECTOR,
             original,
             Fixtures.inject(
                 cni.workloads().get(0),

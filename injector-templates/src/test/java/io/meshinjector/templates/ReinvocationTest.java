@@ -2,7 +2,6 @@ package io.meshinjector.templates;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -21,7 +20,7 @@ import org.junit.jupiter.api.Test;
  */
 class ReinvocationTest {
   private static final PodInjector INJECTOR = Fixtures.injector();
-  private static final String PROXY = INJECTOR.proxyContainerName();
+  private static final String PROXY = Fixtures.linkerdTestConfig().proxyContainerName();
 
   private static Pod app() {
     return new PodBuilder()
@@ -44,8 +43,8 @@ class ReinvocationTest {
 
   private static Pod injected(ProxyPlacement placement) {
     Pod once =
-        INJECTOR.render(
-            app(), Fixtures.inject("shop/Pod/web", PathOption.INIT_NFT, placement, true));
+        Injected.pod(
+            INJECTOR, app(), Fixtures.inject("shop/Pod/web", PathOption.INIT_NFT, placement, true));
     assertThat(once.getMetadata().getAnnotations()).containsKey(PodInjector.INJECTED_CONTAINERS);
     return once;
   }
@@ -76,7 +75,7 @@ class ReinvocationTest {
   @Test
   void aNativeSidecarPodGetsItsAddedInitContainerAfterTheProxy() throws Exception {
     Pod sent = withPrepended(injected(ProxyPlacement.NATIVE_SIDECAR));
-    Pod completed = INJECTOR.complete(sent);
+    Pod completed = Injected.completed(INJECTOR, sent);
 
     assertThat(names(completed.getSpec().getInitContainers()))
         .containsExactly("linkerd-init", PROXY, "added-init", "migrate");
@@ -92,7 +91,7 @@ class ReinvocationTest {
     Pod once = injected(ProxyPlacement.CONTAINER);
     Pod sent = withPrepended(once);
     sent.getSpec().getInitContainers().add(new ContainerBuilder().withName("late").build());
-    Pod completed = INJECTOR.complete(sent);
+    Pod completed = Injected.completed(INJECTOR, sent);
 
     // the proxy's postStart hook holds the app only for containers after it
     assertThat(names(completed.getSpec().getContainers())).containsExactly(PROXY, "added", "web");
@@ -107,13 +106,13 @@ class ReinvocationTest {
   @Test
   void aPodWithNothingAddedIsLeftAsItIs() {
     Pod once = injected(ProxyPlacement.CONTAINER);
-    assertThat(INJECTOR.complete(once)).isSameAs(once);
+    assertNothingToComplete(once);
     // nothing of ours, or injected by something else: not ours to complete
     Pod plain = withPrepended(app());
-    assertThat(INJECTOR.complete(plain)).isSameAs(plain);
+    assertNothingToComplete(plain);
     Pod foreign = withPrepended(once);
     foreign.getMetadata().getAnnotations().remove(PodInjector.INJECTED_CONTAINERS);
-    assertThat(INJECTOR.complete(foreign)).isSameAs(foreign);
+    assertNothingToComplete(foreign);
   }
 
   @Test
@@ -121,17 +120,18 @@ class ReinvocationTest {
     Pod once = injected(ProxyPlacement.NATIVE_SIDECAR);
     Decision again =
         Fixtures.inject("shop/Pod/web", PathOption.INIT_NFT, ProxyPlacement.NATIVE_SIDECAR, true);
-    assertThat(INJECTOR.render(once, again)).isEqualTo(once);
+    assertThat(Injected.pod(INJECTOR, once, again)).isEqualTo(once);
     assertThat(Fixtures.patch(INJECTOR, once, again).isEmpty()).isTrue();
   }
 
   private static void assertPatchAppliesAndSettles(Pod sent, Pod completed) throws Exception {
-    PatchResult patch = INJECTOR.completion(Fixtures.JSON.valueToTree(sent), sent);
-    assertThat(patch.isEmpty()).isFalse();
-    JsonNode applied = PatchTest.applyWithParsson(sent, patch.json());
-    Pod again = Fixtures.JSON.treeToValue(applied, Pod.class);
-    assertThat(again).isEqualTo(completed);
+    Fixtures.assertValidPod(Fixtures.JSON.valueToTree(completed), "completed");
     // the pod as patched is sent again once more at most, and then nothing changes
-    assertThat(INJECTOR.complete(again)).isSameAs(again);
+    assertNothingToComplete(completed);
+  }
+
+  private static void assertNothingToComplete(Pod pod) {
+    assertThat(INJECTOR.completion(Fixtures.JSON.valueToTree(pod), pod).isEmpty()).isTrue();
+    assertThat(Injected.completed(INJECTOR, pod)).isEqualTo(pod);
   }
 }

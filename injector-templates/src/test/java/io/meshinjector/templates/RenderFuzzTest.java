@@ -2,6 +2,7 @@ package io.meshinjector.templates;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -12,13 +13,15 @@ import io.meshinjector.fuzz.JsonMutations;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * Rendering over mutated pods, for every path and proxy placement: no exception, and any pod that
- * comes out injected is still a valid pod (Fixtures.assertValidPod: strictly typed, no duplicate
- * container names) with the layout PodInjectorTest pins: the proxy first among the containers, or
- * as a native sidecar after the redirect and before the app's init containers.
+ * The injection patch over mutated pods, for every path and proxy placement, applied as the API
+ * server applies it: no exception, and any pod that comes out injected is still a valid pod
+ * (Fixtures.assertValidPod: strictly typed, no duplicate container names) with the layout
+ * PodInjectorTest pins: the proxy first among the containers, or as a native sidecar after the
+ * redirect and before the app's init containers.
  */
 class RenderFuzzTest {
   static final ObjectMapper JSON = new ObjectMapper();
@@ -28,7 +31,10 @@ class RenderFuzzTest {
   void injectedPodsKeepTheLayout() throws Exception {
     List<byte[]> seeds = new ArrayList<>();
     Cases.all().limit(12).forEach(c -> c.pods().forEach(p -> seeds.add(bytes(p))));
-    String proxy = INJECTOR.proxyContainerName();
+    String proxy = Fixtures.linkerdTestConfig().proxyContainerName();
+    List<PathOption> paths =
+        List.of(PathOption.CNI, PathOption.INIT_NFT, PathOption.INIT_LEGACY, PathOption.INIT_PLAIN);
+    AtomicInteger checked = new AtomicInteger();
     Fuzz.target("render", seeds)
         .structural(new JsonMutations(JSON, JSON))
         .run(
@@ -42,18 +48,18 @@ class RenderFuzzTest {
               if (pod == null || pod.getSpec() == null || !validPod(pod)) {
                 return; // the API server refuses it before any webhook sees it
               }
-              for (PathOption path :
-                  List.of(
-                      PathOption.CNI,
-                      PathOption.INIT_NFT,
-                      PathOption.INIT_LEGACY,
-                      PathOption.INIT_PLAIN)) {
+              if (holdsNullListItem(JSON.valueToTree(pod))) {
+                return; // the webhook's PodValidation refuses it before the patch is made
+              }
+              for (PathOption path : paths) {
                 for (ProxyPlacement placement : ProxyPlacement.values()) {
                   Pod out =
-                      INJECTOR.render(pod, Fixtures.inject("shop/Pod/fuzz", path, placement, true));
+                      Injected.pod(
+                          INJECTOR, pod, Fixtures.inject("shop/Pod/fuzz", path, placement, true));
                   if (out.equals(pod)) {
                     continue; // left as it was: a clash the renderer refuses
                   }
+                  checked.incrementAndGet();
                   Pod valid =
                       Fixtures.assertValidPod(JSON.valueToTree(out), path + " " + placement);
                   List<String> init = names(valid.getSpec().getInitContainers());
@@ -69,6 +75,11 @@ class RenderFuzzTest {
                 }
               }
             });
+    // The seeds run first and are all injectable pods, each in every combination: a patch that
+    // stopped injecting would leave them unchanged and skip every check above.
+    assertThat(checked.get())
+        .as("renderings that reached the checks")
+        .isGreaterThanOrEqualTo(seeds.size() * paths.size() * ProxyPlacement.values().length);
   }
 
   private static boolean validPod(Pod pod) {
@@ -78,6 +89,15 @@ class RenderFuzzTest {
     } catch (AssertionError | RuntimeException e) {
       return false; // a null container, say
     }
+  }
+
+  private static boolean holdsNullListItem(JsonNode node) {
+    for (JsonNode child : node) {
+      if ((node.isArray() && child.isNull()) || holdsNullListItem(child)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static List<String> names(List<Container> cs) {

@@ -60,7 +60,6 @@ class TemplateConfigTest {
                 + "templates:\n  proxy: {name: mesh-proxy, image: p}\n");
     assertThat(config.proxyContainerName()).isEqualTo("mesh-proxy");
     PodInjector injector = new PodInjector(config);
-    assertThat(injector.proxyContainerName()).isEqualTo("mesh-proxy");
 
     Pod pod =
         new PodBuilder()
@@ -75,7 +74,8 @@ class TemplateConfigTest {
             .endSpec()
             .build();
     Pod once =
-        injector.render(
+        Injected.pod(
+            injector,
             pod,
             Fixtures.inject("shop/Pod/p", PathOption.INIT_NFT, ProxyPlacement.CONTAINER, true));
     assertThat(once.getSpec().getContainers())

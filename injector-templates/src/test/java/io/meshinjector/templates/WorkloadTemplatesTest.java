@@ -1,7 +1,6 @@
 package io.meshinjector.templates;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -41,24 +40,28 @@ class WorkloadTemplatesTest {
     assertThat(refs)
         .extracting(WorkloadTemplates.PodTemplateRef::workload)
         .containsExactly("dflt/CronJob/d");
-    assertThat(refs.get(0).toPod().getMetadata().getNamespace()).isEqualTo("dflt");
+    assertThat(Injected.bind(refs.get(0)).getMetadata().getNamespace()).isEqualTo("dflt");
   }
 
+  /**
+   * A template without metadata gets it where RFC 6902 adds a new member, last, as the CLI writes
+   * it; the namespace the pod was decided in is not written.
+   */
   @Test
-  void injectingWritesNoNamespaceAndPutsNewMetadataBeforeSpec() throws Exception {
+  void injectingWritesNoNamespaceAndAddsMetadataLast() throws Exception {
     JsonNode doc =
         json(
             "{'kind':'Deployment','metadata':{'name':'w'},'spec':{'replicas':1,"
                 + "'template':{'spec':{'containers':[{'name':'app','image':'x'}]}}}}");
     JsonNode out =
-        WorkloadTemplates.inject(
+        Injected.document(
             doc,
             "shop",
             Fixtures.injector(),
             (w, pod) -> Fixtures.inject(w, PathOption.CNI, ProxyPlacement.NATIVE_SIDECAR, true));
 
     JsonNode template = out.at("/spec/template");
-    assertThat(template.fieldNames()).toIterable().containsExactly("metadata", "spec");
+    assertThat(template.fieldNames()).toIterable().containsExactly("spec", "metadata");
     assertThat(template.path("metadata").has("namespace")).isFalse();
     assertThat(template.at("/metadata/labels/linkerd.io~1workload-ns").asText()).isEqualTo("shop");
     assertThat(out.at("/spec/replicas").asInt()).isEqualTo(1);
@@ -119,7 +122,7 @@ class WorkloadTemplatesTest {
 
     List<String> seen = new ArrayList<>();
     JsonNode out =
-        WorkloadTemplates.inject(
+        Injected.document(
             doc,
             "dflt",
             Fixtures.injector(),
@@ -142,15 +145,13 @@ class WorkloadTemplatesTest {
     Fixtures.assertValidPod(out.at("/spec/template"), kind);
     // What was written back reads as exactly the pod the injector rendered.
     Pod expected =
-        Fixtures.injector()
-            .render(
-                refs.get(0).toPod(),
-                Fixtures.inject(
-                    "shop/" + kind + "/w",
-                    PathOption.INIT_NFT,
-                    ProxyPlacement.NATIVE_SIDECAR,
-                    true));
-    assertThat(WorkloadTemplates.podTemplates(out, "dflt").get(0).toPod()).isEqualTo(expected);
+        Injected.pod(
+            Fixtures.injector(),
+            Injected.bind(refs.get(0)),
+            Fixtures.inject(
+                "shop/" + kind + "/w", PathOption.INIT_NFT, ProxyPlacement.NATIVE_SIDECAR, true));
+    assertThat(Injected.bind(WorkloadTemplates.podTemplates(out, "dflt").get(0)))
+        .isEqualTo(expected);
 
     // Everything outside the pod template is as it was read, in the same order.
     ObjectNode before = doc.deepCopy();
@@ -166,12 +167,47 @@ class WorkloadTemplatesTest {
     assertThat(doc.at("/spec/template/spec").has("initContainers")).as("input untouched").isFalse();
   }
 
-  @Test
-  void aTemplateThatIsNoPodIsRefusedNamingTheWorkload() throws Exception {
-    JsonNode doc = json("{'kind':'Pod','metadata':{'name':'p'},'spec':{'containers':'nope'}}");
-    WorkloadTemplates.PodTemplateRef ref = WorkloadTemplates.podTemplates(doc, "ns").get(0);
-    assertThatThrownBy(ref::toPod)
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageStartingWith("ns/Pod/p: the pod template is not valid: ");
+  /**
+   * The CLI's one way to apply a patch: the template in its document ends as Parsson makes it, and
+   * the operations, whose values are the injector's cached renderings, are not written into.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("cases")
+  void applyingOperationsToATemplateGivesWhatParssonGives(Cases.Case c) throws Exception {
+    PodInjector injector = Fixtures.injector();
+    for (JsonNode in : c.inputs()) {
+      JsonNode doc = in.deepCopy();
+      for (WorkloadTemplates.PodTemplateRef ref : WorkloadTemplates.podTemplates(doc, "")) {
+        Pod pod = Injected.bind(ref);
+        PatchResult patch = injector.patch(ref.template(), pod, c.decision(ref.workload()));
+        String ops = patch.patch().toString();
+        JsonNode expected = Injected.applied(ref.template(), patch);
+
+        ref.apply(patch.patch());
+
+        // as text: the renderings may hold a number as a long where a read tree has an int
+        assertThat(Fixtures.JSON.writeValueAsString(ref.template()))
+            .as("%s, in Parsson's field order", ref.workload())
+            .isEqualTo(Fixtures.JSON.writeValueAsString(expected));
+        // a later change to the document must not reach the renderings the operations share
+        mark(ref.template());
+        assertThat(patch.patch().toString())
+            .as("the operations are left as they were")
+            .isEqualTo(ops);
+      }
+      assertThat(WorkloadTemplates.podTemplates(doc, "")).isNotEmpty();
+    }
+  }
+
+  static Stream<Cases.Case> cases() {
+    return Cases.all();
+  }
+
+  /** Writes a field into every object of {@code node}. */
+  private static void mark(JsonNode node) {
+    if (node instanceof ObjectNode o) {
+      o.put("x-marked", true);
+    }
+    node.forEach(WorkloadTemplatesTest::mark);
   }
 }

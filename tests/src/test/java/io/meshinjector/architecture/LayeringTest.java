@@ -135,7 +135,7 @@ class LayeringTest {
         .onlyDependOnClassesThat(
             pureFor(
                 "io.meshinjector..",
-                "io.fabric8.zjsonpatch..", // applies the injection patch for render(Pod), offline
+                "io.fabric8.zjsonpatch..", // the CLI's patch on a manifest's pod template
                 "com.fasterxml.jackson.module.blackbird..", // faster (de)serialisation, no I/O
                 "java.security")) // MessageDigest: the templates' content hash
         .check(classes);

@@ -63,7 +63,7 @@ public final class InjectCommand implements Callable<Integer> {
           refused = true;
           err.println("refused: " + TemplateInjector.describe(result.decision()));
         } else {
-          TemplateInjector.apply(t, result);
+          t.apply(result.patch());
         }
       }
     }

@@ -1,9 +1,7 @@
 package io.meshinjector.webhook.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.zjsonpatch.JsonPatch;
 import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.engine.decision.Decision;
@@ -61,18 +59,6 @@ final class TemplateInjector {
       throw new ManifestException(Problems.invalidTemplate(t.workload(), e));
     }
     return admission.decide(t.workload(), t.template(), pod, view);
-  }
-
-  /** Applies {@code result}'s patch to the template in its document; the rest stays as read. */
-  static void apply(PodTemplateRef t, InjectionPipeline.Result result) {
-    if (result.patch().isEmpty()) {
-      return;
-    }
-    // a copy: the patch's values are the injector's cached renderings
-    JsonNode patched = JsonPatch.apply(result.patch().deepCopy(), t.template());
-    ObjectNode template = t.template();
-    template.removeAll();
-    template.setAll((ObjectNode) patched);
   }
 
   static String describe(Decision d) {
