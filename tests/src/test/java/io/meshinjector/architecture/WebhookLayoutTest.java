@@ -13,10 +13,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The webhook module laid out by program: the admission server ({@code server}), the CLI ({@code
- * cli}) and the node probe ({@code probe}) sit on shared rooms ({@code admission}, {@code cluster},
- * {@code controllers}: the label and certificate writers that {@code server} and {@code cli} start,
- * {@code settings}, {@code manifest}, {@code metrics}, {@code logging}, {@code tls}), and no room
- * reaches back up into a program.
+ * cli}) and the node probe ({@code probe}) sit on shared rooms ({@code admission}, {@code kube}:
+ * the Kubernetes API as the webhook reads it, {@code controllers}: the label and certificate
+ * writers that {@code server} and {@code cli} start, {@code settings}, {@code manifest}, {@code
+ * metrics}, {@code logging}, {@code tls}), and no room reaches back up into a program.
  */
 class WebhookLayoutTest {
   private static final String WEBHOOK = "io.meshinjector.webhook";
@@ -56,7 +56,7 @@ class WebhookLayoutTest {
             WEBHOOK + ".cli..",
             WEBHOOK + ".probe..",
             WEBHOOK + ".controllers..",
-            WEBHOOK + ".cluster..")
+            WEBHOOK + ".kube..")
         .because("the server and the CLI both call it, and its cases are in-process table tests")
         .allowEmptyShould(false)
         .check(classes);
@@ -68,7 +68,7 @@ class WebhookLayoutTest {
         .that()
         .resideInAnyPackage(
             WEBHOOK + ".admission..",
-            WEBHOOK + ".cluster..",
+            WEBHOOK + ".kube..",
             WEBHOOK + ".controllers..",
             WEBHOOK + ".settings..",
             WEBHOOK + ".manifest..",

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import io.meshinjector.engine.check.CheckReport;
 import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.webhook.cli.check.ClusterChecks;
-import io.meshinjector.webhook.cli.cluster.KubeconfigCluster;
+import io.meshinjector.webhook.cli.snapshot.KubeconfigCluster;
 import io.meshinjector.webhook.manifest.Manifests;
 import java.io.PrintWriter;
 import java.nio.file.Path;

@@ -2,8 +2,8 @@ package io.meshinjector.webhook.cli;
 
 import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.config.MeshConfig;
-import io.meshinjector.webhook.cli.cluster.ClusterDetection;
-import io.meshinjector.webhook.cli.cluster.KubeconfigCluster;
+import io.meshinjector.webhook.cli.snapshot.ClusterDetection;
+import io.meshinjector.webhook.cli.snapshot.KubeconfigCluster;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;

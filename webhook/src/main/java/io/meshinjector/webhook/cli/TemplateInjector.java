@@ -12,7 +12,7 @@ import io.meshinjector.webhook.admission.InvalidPod;
 import io.meshinjector.webhook.admission.PodAdmission;
 import io.meshinjector.webhook.admission.Problems;
 import io.meshinjector.webhook.admission.Staleness;
-import io.meshinjector.webhook.cli.cluster.AssumeEnabledNamespaces;
+import io.meshinjector.webhook.cli.snapshot.AssumeEnabledNamespaces;
 import io.meshinjector.webhook.manifest.ManifestException;
 import io.meshinjector.webhook.metrics.AdmissionMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

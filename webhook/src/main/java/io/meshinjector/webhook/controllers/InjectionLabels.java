@@ -5,7 +5,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.meshinjector.engine.rules.InjectAnnotation;
-import io.meshinjector.webhook.cluster.ClusterInformers;
+import io.meshinjector.webhook.kube.ClusterInformers;
 import java.util.Collection;
 import java.util.Map;
 import java.util.Objects;

@@ -11,7 +11,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.meshinjector.engine.capability.NodeCapabilityStatus;
 import io.meshinjector.engine.probe.ProbeReport;
-import io.meshinjector.webhook.cluster.NodeCapabilityResource;
+import io.meshinjector.webhook.kube.NodeCapabilityResource;
 import java.net.HttpURLConnection;
 import java.util.Map;
 import java.util.Objects;

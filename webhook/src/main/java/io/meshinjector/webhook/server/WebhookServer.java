@@ -2,7 +2,7 @@ package io.meshinjector.webhook.server;
 
 import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.config.MeshConfig;
-import io.meshinjector.webhook.cluster.ClusterConnection;
+import io.meshinjector.webhook.kube.ClusterConnection;
 import io.meshinjector.webhook.logging.AsyncConsole;
 import io.meshinjector.webhook.settings.ClusterSettings;
 import io.meshinjector.webhook.settings.ServerSettings;

@@ -27,7 +27,7 @@ import io.fabric8.kubernetes.client.dsl.base.CustomResourceDefinitionContext;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.meshinjector.engine.capability.NodeCapabilityStatus;
-import io.meshinjector.webhook.cluster.ClusterFiles;
+import io.meshinjector.webhook.kube.ClusterFiles;
 import io.meshinjector.webhook.manifest.Manifests;
 import io.meshinjector.webhook.support.Cli;
 import io.meshinjector.webhook.support.ClusterFixtures;

@@ -26,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The active check with fake binaries (shell scripts) that fail the way real nodes fail, run
  * through a fake {@code unshare} that records how it was asked to isolate them. Needs no root: the
- * scripts touch nothing. {@link RealIptablesCheckTest} runs the real binaries.
+ * scripts touch nothing. {@link io.meshinjector.webhook.cli.RealIptablesCheckTest} runs the real
+ * binaries.
  */
 @Timeout(60)
 class ActiveIptablesCheckTest {

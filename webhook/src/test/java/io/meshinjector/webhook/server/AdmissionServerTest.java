@@ -12,7 +12,7 @@ import io.meshinjector.engine.cluster.NodeIndex;
 import io.meshinjector.webhook.MeshInjector;
 import io.meshinjector.webhook.admission.PodAdmission;
 import io.meshinjector.webhook.cli.ServeCommand;
-import io.meshinjector.webhook.cluster.ClusterConnection;
+import io.meshinjector.webhook.kube.ClusterConnection;
 import io.meshinjector.webhook.support.Captured;
 import io.meshinjector.webhook.support.Reviews;
 import io.meshinjector.webhook.support.ServedLimits;

@@ -18,7 +18,7 @@ import io.meshinjector.engine.cluster.NodeFacts;
 import io.meshinjector.engine.cluster.NodeIndex;
 import io.meshinjector.engine.config.CniDaemonSet;
 import io.meshinjector.engine.decision.Annotations;
-import io.meshinjector.webhook.cli.cluster.ClusterSnapshot;
+import io.meshinjector.webhook.cli.snapshot.ClusterSnapshot;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -17,7 +17,7 @@ import io.meshinjector.engine.check.CheckResult.Warn;
 import io.meshinjector.engine.cluster.NodeIndex;
 import io.meshinjector.engine.config.CniDaemonSet;
 import io.meshinjector.engine.config.MeshConfig;
-import io.meshinjector.webhook.cli.cluster.ClusterSnapshot;
+import io.meshinjector.webhook.cli.snapshot.ClusterSnapshot;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

@@ -1,0 +1,145 @@
+package io.meshinjector.webhook.kube;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.NodeList;
+import io.fabric8.kubernetes.api.model.NodeListBuilder;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.fabric8.kubernetes.api.model.WatchEvent;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.impl.DefaultSharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.impl.ListerWatcher;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An informer on {@link StreamedLister} through a watch that expires: the first list from the watch
+ * cache, the watch from its resourceVersion, and after the API server's 410 a second list from
+ * etcd, whose objects join the cache.
+ */
+@EnableKubernetesMockClient
+class StreamedListerInformerTest {
+  KubernetesMockServer server;
+  KubernetesClient client;
+  final ExecutorService executor = Executors.newCachedThreadPool();
+
+  @AfterEach
+  void stop() {
+    executor.shutdownNow();
+  }
+
+  static Node node(String name) {
+    return new NodeBuilder().withNewMetadata().withName(name).endMetadata().build();
+  }
+
+  static NodeList nodeList(String resourceVersion, Node... nodes) {
+    return new NodeListBuilder()
+        .withNewMetadata()
+        .withResourceVersion(resourceVersion)
+        .endMetadata()
+        .withItems(nodes)
+        .build();
+  }
+
+  /** A Node as the API server sends it, with what trimming drops. */
+  static Node fullNode(String name) {
+    return new NodeBuilder(node(name))
+        .editMetadata()
+        .addToAnnotations("node.alpha.kubernetes.io/ttl", "0")
+        .endMetadata()
+        .withNewStatus()
+        .withNewNodeInfo()
+        .withOsImage("Red Hat Enterprise Linux 8.10 (Ootpa)")
+        .endNodeInfo()
+        .addNewImage()
+        .withNames("registry/app@sha256:abc")
+        .withSizeBytes(1L)
+        .endImage()
+        .endStatus()
+        .build();
+  }
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void reListsFromEtcdAfterTheWatchExpiredAndKeepsWhatItFinds() throws Exception {
+    server
+        .expect()
+        .get()
+        .withPath("/api/v1/nodes?resourceVersion=0")
+        .andReturn(200, nodeList("10", fullNode("a")))
+        .once();
+    server
+        .expect()
+        .get()
+        .withPath(
+            "/api/v1/nodes?allowWatchBookmarks=true&resourceVersion=10&timeoutSeconds=600&watch=true")
+        .andUpgradeToWebSocket()
+        .open()
+        .waitFor(50)
+        .andEmit(
+            new WatchEvent(
+                new StatusBuilder()
+                    .withCode(410)
+                    .withReason("Expired")
+                    .withMessage("too old resource version: 10 (15)")
+                    .build(),
+                "ERROR"))
+        .done()
+        .once();
+    server
+        .expect()
+        .get()
+        .withPath("/api/v1/nodes")
+        .andReturn(200, nodeList("20", fullNode("a"), fullNode("b")))
+        .once();
+    server
+        .expect()
+        .get()
+        .withPath(
+            "/api/v1/nodes?allowWatchBookmarks=true&resourceVersion=20&timeoutSeconds=600&watch=true")
+        .andUpgradeToWebSocket()
+        .open()
+        .waitFor(50)
+        .andEmit(new WatchEvent(fullNode("c"), "ADDED"))
+        .done()
+        .always();
+    SharedIndexInformer<Node> informer =
+        new DefaultSharedIndexInformer<Node, StreamedLister.Items<Node>>(
+            Node.class,
+            new StreamedLister<>(
+                client,
+                "api/v1/nodes",
+                Node.class,
+                Trimmed::node,
+                (ListerWatcher<Node, ?>) client.nodes(),
+                executor),
+            0,
+            executor);
+
+    try {
+      informer.start().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (informer.getStore().list().size() < 3 && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+
+      assertThat(informer.getStore().listKeys()).containsExactlyInAnyOrder("a", "b", "c");
+      // listed and watched alike, the cache holds them trimmed
+      for (Node n : informer.getStore().list()) {
+        assertThat(n.getMetadata().getAnnotations()).as(n.getMetadata().getName()).isEmpty();
+        assertThat(n.getStatus().getImages()).as(n.getMetadata().getName()).isEmpty();
+        assertThat(n.getStatus().getNodeInfo().getOsImage()).startsWith("Red Hat");
+      }
+    } finally {
+      informer.stop();
+    }
+  }
+}
