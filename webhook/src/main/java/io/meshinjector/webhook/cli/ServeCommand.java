@@ -134,7 +134,7 @@ public final class ServeCommand implements Callable<Integer> {
       }
       KubernetesClient client = ClusterClients.builder().build();
       config = withServerVersion(client, config);
-      LiveCluster live =
+      cluster =
           new LiveCluster(
               client,
               found.get(),
@@ -142,8 +142,6 @@ public final class ServeCommand implements Callable<Integer> {
               clusterSettings,
               podNamespace(),
               LeaderElection.Timing.defaults());
-      live.startReading();
-      cluster = live;
     }
     CertDirectory certs = new CertDirectory(tlsDir);
     List<String> selfSigned =
@@ -160,7 +158,7 @@ public final class ServeCommand implements Callable<Integer> {
           WebhookServer.start(
               new WebhookServer.Options(config, settings, cluster, certs.tlsCrt(), certs.tlsKey()));
     } catch (RuntimeException e) {
-      // the informers may already be reading: their threads must not keep a failed start alive
+      // a start that fails leaves no client or informer thread behind
       cluster.close();
       throw e;
     }

@@ -120,16 +120,6 @@ public final class LiveCluster implements ClusterConnection {
         + "), through informers";
   }
 
-  /**
-   * Starts reading the cluster, before the server is built: {@code serve} calls this as soon as it
-   * has the client, so that the first lists (hundreds of megabytes at 20,000 Nodes, seconds of the
-   * API server's time before its first byte) are under way while Spring starts, instead of after.
-   * {@link #start} does it otherwise. Nothing is written to the cluster until {@link #start}.
-   */
-  public void startReading() {
-    informers.start();
-  }
-
   @Override
   public synchronized void start(MeterRegistry registry) {
     informers.start();
