@@ -147,21 +147,14 @@ public final class ServeCommand implements Callable<Integer> {
     List<String> selfSigned =
         TlsSettings.selfSignedNames(
             config, settings.selfSignedNames(), System.getenv("POD_NAMESPACE"));
-    EnsureResult tls;
-    try {
-      tls =
-          certs.ensure(
-              SubjectNames.of(selfSigned),
-              Duration.ofDays(settings.selfSignedDays()),
-              KeyType.defaultType());
-      context =
-          WebhookServer.start(
-              new WebhookServer.Options(config, settings, cluster, certs.tlsCrt(), certs.tlsKey()));
-    } catch (RuntimeException e) {
-      // a start that fails leaves no client or informer thread behind
-      cluster.close();
-      throw e;
-    }
+    EnsureResult tls =
+        certs.ensure(
+            SubjectNames.of(selfSigned),
+            Duration.ofDays(settings.selfSignedDays()),
+            KeyType.defaultType());
+    context =
+        WebhookServer.start(
+            new WebhookServer.Options(config, settings, cluster, certs.tlsCrt(), certs.tlsKey()));
     Logger log = LoggerFactory.getLogger(ServeCommand.class);
     if (tls instanceof EnsureResult.Generated) {
       log.info(

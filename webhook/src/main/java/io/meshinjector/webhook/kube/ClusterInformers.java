@@ -140,14 +140,8 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
     namespaceListeners.add(listener);
   }
 
-  /**
-   * Starts the informers without waiting for them; {@link #synced()} tells when they are. Once: a
-   * second call does nothing.
-   */
+  /** Starts the informers without waiting for them; {@link #synced()} tells when they are. */
   public synchronized void start() {
-    if (nodeInformer != null) {
-      return;
-    }
     nodeInformer =
         informer(
             "nodes",
