@@ -210,17 +210,26 @@ class LargeClusterIT {
         long peakHeap = peakHeapMiB(gcLog);
         System.out.printf(
             "LargeClusterIT: nodes=%d heap=%s created=%d ms; the API server lists the nodes in"
-                + " %d ms (%d MB of JSON, first byte at %d ms); serve ready %d ms after start (%s"
-                + " after the API server's first answer); peak heap after GC %d MiB; RSS %d MiB at ready, %d MiB after %d admissions (%s, %d"
+                + " %d ms (%d MB of %s, first byte at %d ms); serve ready %d ms after start (%s"
+                + " after the API server's first answer; its own %s); peak heap after GC %d MiB; RSS %d MiB at ready, %d MiB after %d admissions (%s, %d"
                 + " ms: anon %d MiB, file %d MiB), peak RSS %d MiB; %d/%d injected; %d node status changes (%.1f/s)%n",
             nodes,
             heap[0].isEmpty() ? "launcher default" : HEAPS.get(run).strip(),
             createdMillis,
             floor.millis(),
             floor.bytes() / 1_000_000,
+            floor.contentType(),
             floor.firstByteMillis(),
             ready.toMillis(),
             afterFirstAnswer,
+            serve
+                .log()
+                .substring(logFrom)
+                .lines()
+                .filter(l -> l.contains("listed api/v1/nodes"))
+                .map(l -> l.substring(l.indexOf("listed api/v1/nodes")))
+                .findFirst()
+                .orElse("list line not logged"),
             peakHeap,
             rssReady / 1024,
             status(serve.pid(), "VmRSS") / 1024,
@@ -239,11 +248,11 @@ class LargeClusterIT {
   }
 
   /** How long the API server took to answer a list, and how much it sent. */
-  record ListTime(long millis, long firstByteMillis, long bytes) {}
+  record ListTime(long millis, long firstByteMillis, long bytes, String contentType) {}
 
   /**
-   * Times {@code GET /api/v1/nodes?resourceVersion=0} as JSON (what serve's first list asks),
-   * reading and dropping the body.
+   * Times {@code GET /api/v1/nodes?resourceVersion=0} in protobuf, else JSON (what serve's first
+   * list asks), reading and dropping the body.
    */
   private static ListTime timeTheNodeList() throws IOException {
     var http = admin.getHttpClient();
@@ -252,7 +261,7 @@ class LargeClusterIT {
             .uri(
                 admin.getMasterUrl().toString().replaceAll("/$", "")
                     + "/api/v1/nodes?resourceVersion=0")
-            .header("Accept", "application/json")
+            .header("Accept", "application/vnd.kubernetes.protobuf, application/json")
             .build();
     long start = System.nanoTime();
     try {
@@ -270,7 +279,11 @@ class LargeClusterIT {
         }
       }
       long end = System.nanoTime();
-      return new ListTime((end - start) / 1_000_000, (firstByte - start) / 1_000_000, bytes);
+      return new ListTime(
+          (end - start) / 1_000_000,
+          (firstByte - start) / 1_000_000,
+          bytes,
+          response.header("Content-Type"));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted while listing nodes", e);

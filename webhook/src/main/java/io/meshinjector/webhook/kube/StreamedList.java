@@ -34,6 +34,10 @@ import java.util.function.Consumer;
  *
  * <p>{@code resourceVersion=0} allows an answer as old as the cache, as client-go's informers allow
  * for their first list: fine for a reading that a watch, or the next run, brings up to date.
+ *
+ * <p>Nodes are asked for in protobuf ({@link ProtobufList}), as client-go's informers ask for
+ * built-in kinds: at 20,000 EKS-shaped Nodes the API server took 13 to 15 s to start answering in
+ * JSON and under a second in protobuf, on the same plane.
  */
 public final class StreamedList {
   /** How much of an error body is read for its message. */
@@ -59,20 +63,45 @@ public final class StreamedList {
      * rest ({@link TrimmedNodeReader}).
      */
     static ItemReader<Node> trimmedNodes() {
-      return TrimmedNodeReader::read;
+      return new TrimmedNodes();
     }
   }
+
+  /**
+   * Nodes read as {@link Trimmed#node} keeps them, from JSON or, when the API server answers so,
+   * from protobuf, which it encodes far faster ({@link ProtobufNodeReader}).
+   */
+  private static final class TrimmedNodes
+      implements ItemReader<Node>, ProtobufList.ItemReader<Node> {
+    @Override
+    public Node read(JsonParser parser) throws IOException {
+      return TrimmedNodeReader.read(parser);
+    }
+
+    @Override
+    public Node read(ProtobufMessage item) throws IOException {
+      return ProtobufNodeReader.read(item);
+    }
+  }
+
+  /**
+   * What a list was: its metadata (its resourceVersion, for a watch that follows), and how many
+   * items and bytes came in which encoding, for the line that says how long the list took.
+   *
+   * @param encoding "protobuf" or "JSON"
+   */
+  public record Listed(ListMeta metadata, int items, long bytes, String encoding) {}
 
   /**
    * Reads the list at {@code path} (for example {@code api/v1/nodes}) and hands each item, decoded
    * as {@code type}, to {@code each} before the next is read.
    *
    * @param query extra query parameters, for example a field selector
-   * @return the list's metadata (its resourceVersion, for a watch that follows)
+   * @return the list's metadata and size
    * @throws KubernetesClientException when the server refuses the list (with its HTTP code and
    *     Status), or the connection or the body fails
    */
-  public static <T> ListMeta forEach(
+  public static <T> Listed forEach(
       KubernetesClient client,
       String path,
       Map<String, String> query,
@@ -81,29 +110,56 @@ public final class StreamedList {
     return forEach(client, path, query, ItemReader.bound(type), each);
   }
 
-  /** As above, each item read by {@code reader}. */
-  public static <T> ListMeta forEach(
+  /**
+   * As above, each item read by {@code reader}. A reader that can also read the items' protobuf
+   * ({@link ItemReader#trimmedNodes}) asks for it first, and reads the JSON a server that has no
+   * protobuf for the kind answers instead.
+   */
+  @SuppressWarnings("unchecked")
+  public static <T> Listed forEach(
       KubernetesClient client,
       String path,
       Map<String, String> query,
       ItemReader<T> reader,
       Consumer<? super T> each) {
+    ProtobufList.ItemReader<T> protobuf =
+        reader instanceof ProtobufList.ItemReader<?> p ? (ProtobufList.ItemReader<T>) p : null;
     HttpRequest request =
         client
             .getHttpClient()
             .newHttpRequestBuilder()
             .uri(url(client, path, query))
-            .header("Accept", "application/json")
+            .header(
+                "Accept",
+                protobuf == null
+                    ? "application/json"
+                    : ProtobufList.CONTENT_TYPE + ", application/json")
             .build();
     PrefetchedBody prefetched = new PrefetchedBody(READ_AHEAD_BYTES);
     HttpResponse<AsyncBody> response =
         await(client.getHttpClient().consumeBytes(request, prefetched));
     prefetched.start(response.body());
-    try (InputStream body = prefetched) {
+    String type = response.header("Content-Type");
+    boolean isProtobuf = type != null && type.startsWith(ProtobufList.CONTENT_TYPE);
+    try (CountingStream body = new CountingStream(prefetched)) {
       if (!response.isSuccessful()) {
         throw refused(response.code(), body);
       }
-      return decode(ClusterClients.mapper(), body, reader, each);
+      int[] items = {0};
+      Consumer<T> counted =
+          item -> {
+            items[0]++;
+            each.accept(item);
+          };
+      ListMeta meta;
+      if (!isProtobuf) {
+        meta = decode(ClusterClients.mapper(), body, reader, counted);
+      } else if (protobuf != null) {
+        meta = ProtobufList.decode(body, protobuf, counted);
+      } else {
+        throw new IOException("the API server answered " + type + ", which was not asked for");
+      }
+      return new Listed(meta, items[0], body.count(), isProtobuf ? "protobuf" : "JSON");
     } catch (IOException e) {
       throw new KubernetesClientException("reading " + path + ": " + e.getMessage(), e);
     }
@@ -164,15 +220,55 @@ public final class StreamedList {
 
   private static KubernetesClientException refused(int code, InputStream body) throws IOException {
     byte[] bytes = body.readNBytes(ERROR_BODY_LIMIT);
-    Status status;
-    try {
-      status = ClusterClients.mapper().readValue(bytes, Status.class);
-    } catch (IOException notAStatus) {
-      status = new Status();
-      status.setMessage(new String(bytes, StandardCharsets.UTF_8).strip());
+    Status status = ProtobufList.status(bytes);
+    if (status == null) {
+      try {
+        status = ClusterClients.mapper().readValue(bytes, Status.class);
+      } catch (IOException notAStatus) {
+        status = new Status();
+        status.setMessage(new String(bytes, StandardCharsets.UTF_8).strip());
+      }
     }
     status.setCode(code);
     return new KubernetesClientException(status);
+  }
+
+  /** The body, with the count of bytes read from it. */
+  private static final class CountingStream extends java.io.FilterInputStream {
+    private long count;
+
+    CountingStream(InputStream in) {
+      super(in);
+    }
+
+    long count() {
+      return count;
+    }
+
+    @Override
+    public int read() throws IOException {
+      int b = super.read();
+      if (b >= 0) {
+        count++;
+      }
+      return b;
+    }
+
+    @Override
+    public int read(byte[] into, int offset, int length) throws IOException {
+      int n = super.read(into, offset, length);
+      if (n > 0) {
+        count += n;
+      }
+      return n;
+    }
+
+    @Override
+    public long skip(long n) throws IOException {
+      long skipped = super.skip(n);
+      count += skipped;
+      return skipped;
+    }
   }
 
   private static <R> R await(CompletableFuture<R> future) {

@@ -16,6 +16,8 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.UnaryOperator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * An informer's lister that reads its lists through {@link StreamedList} and watches as fabric8
@@ -31,6 +33,8 @@ import java.util.function.UnaryOperator;
  */
 final class StreamedLister<T extends HasMetadata>
     implements ListerWatcher<T, StreamedLister.Items<T>> {
+  private static final Logger LOG = LoggerFactory.getLogger(StreamedLister.class);
+
   /** A list as the informer reads it: its metadata and its items. */
   record Items<T extends HasMetadata>(ListMeta getMetadata, List<T> getItems)
       implements KubernetesResourceList<T> {}
@@ -124,12 +128,21 @@ final class StreamedLister<T extends HasMetadata>
     return CompletableFuture.supplyAsync(
         () -> {
           List<Object> packed = new ArrayList<>();
-          ListMeta meta =
+          long start = System.nanoTime();
+          StreamedList.Listed list =
               StreamedList.forEach(
                   client, path, query, listed, item -> packed.add(packer.pack(item)));
+          // at start, the time to Ready of a large cluster is mostly this list's
+          LOG.info(
+              "listed {}: {} objects, {} MB of {} in {} ms",
+              path,
+              list.items(),
+              list.bytes() / 1_000_000,
+              list.encoding(),
+              (System.nanoTime() - start) / 1_000_000);
           listedOnce = true;
           return new Items<>(
-              meta,
+              list.metadata(),
               new java.util.AbstractList<T>() {
                 @Override
                 public T get(int index) {
