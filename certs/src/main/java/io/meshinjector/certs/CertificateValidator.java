@@ -78,11 +78,6 @@ public final class CertificateValidator {
     return new Validation(problems, warnings);
   }
 
-  /** Whether {@code leaf} validates (PKIX, at the clock's time) against any of {@code cas}. */
-  public boolean chainsTo(X509Certificate leaf, Collection<X509Certificate> cas) {
-    return !cas.isEmpty() && chainProblem(leaf, cas, clock.instant()) == null;
-  }
-
   /** null when the PKIX validation of {@code leaf} against {@code cas} at {@code at} passes. */
   public static String chainProblem(
       X509Certificate leaf, Collection<X509Certificate> cas, Instant at) {

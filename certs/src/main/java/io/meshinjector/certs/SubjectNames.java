@@ -74,26 +74,6 @@ public record SubjectNames(List<String> dnsNames, List<String> ipAddresses) {
     return List.of(service, service + "." + namespace, svc, svc + "." + clusterDomain);
   }
 
-  /** The service names followed by {@code extra} (DNS names or IPs). */
-  public static SubjectNames forService(
-      String service, String namespace, Collection<String> extra) {
-    List<String> all = new ArrayList<>(serviceNames(service, namespace));
-    all.addAll(extra);
-    return of(all);
-  }
-
-  public SubjectNames plus(Collection<String> more) {
-    List<String> all = new ArrayList<>(dnsNames);
-    all.addAll(ipAddresses);
-    all.addAll(more);
-    return of(all);
-  }
-
-  /** Names for a client on the same host: localhost, 127.0.0.1 and ::1. */
-  public SubjectNames withLoopback() {
-    return plus(List.of("localhost"));
-  }
-
   public boolean isEmpty() {
     return dnsNames.isEmpty() && ipAddresses.isEmpty();
   }

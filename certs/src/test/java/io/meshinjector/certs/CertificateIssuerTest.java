@@ -24,7 +24,13 @@ class CertificateIssuerTest {
   private final MutableClock clock = MutableClock.at("2026-11-22T10:00:00Z");
   private final CertificateIssuer issuer = new CertificateIssuer(clock);
   private final SubjectNames names =
-      SubjectNames.forService("mesh-injector", "mesh", List.of("localhost"));
+      SubjectNames.of(
+          List.of(
+              "mesh-injector",
+              "mesh-injector.mesh",
+              "mesh-injector.mesh.svc",
+              "mesh-injector.mesh.svc.cluster.local",
+              "localhost"));
 
   @ParameterizedTest
   @EnumSource(KeyType.class)

@@ -3,6 +3,7 @@ package io.meshinjector.certs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -19,9 +20,10 @@ class SubjectNamesTest {
   }
 
   @Test
-  void forServiceAppendsExtraNamesAndSortsIps() {
-    SubjectNames names =
-        SubjectNames.forService("web", "shop", List.of("web.example.com", "10.0.0.7"));
+  void namesAreSortedIntoDnsNamesAndIpsEachInTheGivenOrder() {
+    List<String> given = new ArrayList<>(SubjectNames.serviceNames("web", "shop"));
+    given.addAll(List.of("10.0.0.7", "web.example.com"));
+    SubjectNames names = SubjectNames.of(given);
     assertThat(names.dnsNames())
         .containsExactly(
             "web", "web.shop", "web.shop.svc", "web.shop.svc.cluster.local", "web.example.com");

@@ -18,8 +18,4 @@ public record PatchResult(ArrayNode patch) {
   public static PatchResult empty() {
     return new PatchResult(JsonNodeFactory.instance.arrayNode());
   }
-
-  public boolean isEmpty() {
-    return patch.isEmpty();
-  }
 }

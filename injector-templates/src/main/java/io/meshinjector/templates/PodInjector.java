@@ -59,7 +59,7 @@ public final class PodInjector {
   }
 
   /** Whether the pod already has the proxy, as a container or an init container. */
-  public boolean alreadyInjected(Pod pod) {
+  private boolean alreadyInjected(Pod pod) {
     PodSpec spec = pod.getSpec();
     if (spec == null) {
       return false;

@@ -246,22 +246,4 @@ public record TemplateConfig(
             .put("value", v.defaultValue())
             .put("whenSet", v.whenSet()));
   }
-
-  /** A copy that writes {@code version} as the injector's version (golden files pin it). */
-  public TemplateConfig withInjectorVersion(String version) {
-    Map<String, JsonNode> v = new LinkedHashMap<>(values);
-    v.put("injector.version", JsonNodeFactory.instance.textNode(version));
-    return new TemplateConfig(
-        proxy,
-        proxyInit,
-        validator,
-        proxyAwait,
-        templates,
-        version,
-        proxyContainerName,
-        v,
-        podValues,
-        linkerdAnnotations,
-        configDigest);
-  }
 }

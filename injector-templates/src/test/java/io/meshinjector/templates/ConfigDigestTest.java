@@ -2,14 +2,19 @@ package io.meshinjector.templates;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.meshinjector.engine.config.ConfigLoader;
+import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.engine.decision.Annotations;
 import io.meshinjector.engine.decision.PathOption;
 import io.meshinjector.engine.decision.ProxyPlacement;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -49,8 +54,17 @@ class ConfigDigestTest {
 
   @Test
   void ignoresTheInjectorVersionKeyOrderAndTheEnginesPolicy() {
-    TemplateConfig config = TemplateConfig.from(ConfigLoader.fromYaml("proxy: {version: v1}\n"));
-    assertThat(config.withInjectorVersion("other").configDigest()).isEqualTo(config.configDigest());
+    MeshConfig mesh = ConfigLoader.fromYaml("proxy: {version: v1}\n");
+    TemplateConfig config = TemplateConfig.from(mesh);
+    Map<String, JsonNode> otherVersion = new HashMap<>(config.values());
+    otherVersion.put("injector.version", JsonNodeFactory.instance.textNode("other"));
+    assertThat(
+            ConfigDigest.of(
+                config.templates(),
+                otherVersion,
+                mesh.tree().path("injection").path("podValues"),
+                config.linkerdAnnotations()))
+        .isEqualTo(config.configDigest());
     assertThat(digest("proxy: {logLevel: debug, version: v1}\n"))
         .isEqualTo(digest("proxy: {version: v1, logLevel: debug}\n"));
     // the per-node path is decided per pod: the policy that chooses it is no injected config

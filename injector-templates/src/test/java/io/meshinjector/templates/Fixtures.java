@@ -71,6 +71,9 @@ final class Fixtures {
   static final boolean UPDATE = Boolean.getBoolean("golden.update");
   static final Path GOLDEN_DIR = Path.of("src/test/resources/golden");
 
+  /** The proxy container of the Linkerd templates (proxy.yaml). */
+  static final String PROXY = "linkerd-proxy";
+
   /** The config of Linkerd's own goldens: their image version and trust anchors. */
   static final String LINKERD_TEST_CONFIG;
 
@@ -113,8 +116,7 @@ final class Fixtures {
   }
 
   static TemplateConfig linkerdTestConfig() {
-    return TemplateConfig.from(ConfigLoader.fromYaml(LINKERD_TEST_CONFIG))
-        .withInjectorVersion("test");
+    return TemplateConfig.from(ConfigLoader.fromYaml(LINKERD_TEST_CONFIG));
   }
 
   static PodInjector injector() {

@@ -41,7 +41,7 @@ class GoldenTest {
       for (WorkloadTemplates.PodTemplateRef ref : refs) {
         Pod pod = Fixtures.assertValidPod(ref.template(), c + " " + ref.workload());
         if (c.injects()) {
-          assertThat(INJECTOR.alreadyInjected(pod))
+          assertThat(Injected.hasContainer(pod, Fixtures.PROXY))
               .as("%s %s injected", c, ref.workload())
               .isTrue();
         }
@@ -68,7 +68,7 @@ class GoldenTest {
       Decision decision = c.decision(workloads.get(i));
       JsonNode received = Fixtures.JSON.valueToTree(pods.get(i));
       PatchResult patch = INJECTOR.patch(received, pods.get(i), decision);
-      assertThat(patch.isEmpty())
+      assertThat(patch.patch().isEmpty())
           .as("%s %s: patch is empty", c, workloads.get(i))
           .isEqualTo(!c.injects());
       Fixtures.assertValidPod(Injected.applied(received, patch), c + " " + workloads.get(i));

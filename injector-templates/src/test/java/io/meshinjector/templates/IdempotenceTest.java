@@ -32,10 +32,10 @@ class IdempotenceTest {
         // These carry the proxy or linkerd-init already: the first rendering must not touch them.
         assertThat(once).as(workloads.get(i)).isEqualTo(pods.get(i));
       } else {
-        assertThat(INJECTOR.alreadyInjected(once)).as(workloads.get(i)).isTrue();
+        assertThat(Injected.hasContainer(once, Fixtures.PROXY)).as(workloads.get(i)).isTrue();
       }
       Pod twice = Injected.pod(INJECTOR, once, c.decision(workloads.get(i)));
-      assertThat(Fixtures.patch(INJECTOR, once, c.decision(workloads.get(i))).isEmpty())
+      assertThat(Fixtures.patch(INJECTOR, once, c.decision(workloads.get(i))).patch().isEmpty())
           .as(workloads.get(i))
           .isTrue();
       assertThat(twice).isEqualTo(once);

@@ -5,13 +5,16 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodSpec;
 import io.meshinjector.engine.decision.Decision;
 import jakarta.json.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonStructure;
 import java.io.StringReader;
 import java.io.UncheckedIOException;
+import java.util.List;
 import java.util.function.BiFunction;
+import java.util.stream.Stream;
 
 /**
  * What users get: the operations {@link PodInjector#patch} and {@link PodInjector#completion} make
@@ -49,7 +52,7 @@ final class Injected {
         WorkloadTemplates.podTemplates(copy, defaultNamespace)) {
       Pod pod = bind(ref);
       PatchResult patch = injector.patch(ref.template(), pod, decide.apply(ref.workload(), pod));
-      if (!patch.isEmpty()) {
+      if (!patch.patch().isEmpty()) {
         ObjectNode patched = (ObjectNode) applied(ref.template(), patch);
         ref.template().removeAll();
         ref.template().setAll(patched);
@@ -70,6 +73,16 @@ final class Injected {
     }
     pod.getMetadata().setNamespace(ref.namespace());
     return pod;
+  }
+
+  /** Whether {@code pod} has a container or an init container called {@code name}. */
+  static boolean hasContainer(Pod pod, String name) {
+    PodSpec spec = pod.getSpec();
+    return spec != null
+        && Stream.concat(
+                Stream.ofNullable(spec.getContainers()).flatMap(List::stream),
+                Stream.ofNullable(spec.getInitContainers()).flatMap(List::stream))
+            .anyMatch(c -> name.equals(c.getName()));
   }
 
   /** {@code tree} with {@code patch} applied by Parsson; {@code tree} is not changed. */

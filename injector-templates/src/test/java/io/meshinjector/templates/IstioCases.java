@@ -40,12 +40,15 @@ final class IstioCases {
 
   static final String CONFIG = "mesh: istio\n";
 
+  /** The proxy container of the Istio templates (istio/proxy.yaml). */
+  static final String PROXY = "istio-proxy";
+
   static MeshConfig meshConfig() {
     return ConfigLoader.fromYaml(CONFIG);
   }
 
   static PodInjector injector() {
-    return new PodInjector(TemplateConfig.from(meshConfig()).withInjectorVersion("test"));
+    return new PodInjector(TemplateConfig.from(meshConfig()));
   }
 
   /** The layouts the goldens cover, by name. */

@@ -308,7 +308,7 @@ class IstioCompatibilityTest {
     MeshConfig mesh =
         ConfigLoader.fromYaml(
             c.config().startsWith("proxy:") ? IstioCases.CONFIG + c.config() : CONFIG + c.config());
-    PodInjector injector = new PodInjector(TemplateConfig.from(mesh).withInjectorVersion("test"));
+    PodInjector injector = new PodInjector(TemplateConfig.from(mesh));
     List<JsonNode> inputs = Fixtures.loadTrees(DIR + c.input());
     List<JsonNode> goldens = Fixtures.loadTrees(DIR + c.golden());
     assertThat(goldens).as("documents").hasSameSizeAs(inputs);

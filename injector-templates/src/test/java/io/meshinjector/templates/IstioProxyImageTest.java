@@ -89,7 +89,7 @@ class IstioProxyImageTest {
       String config, PathOption path, ProxyPlacement placement, Map<String, String> annotations)
       throws Exception {
     MeshConfig mesh = ConfigLoader.fromYaml(IstioCases.CONFIG + config);
-    PodInjector injector = new PodInjector(TemplateConfig.from(mesh).withInjectorVersion("test"));
+    PodInjector injector = new PodInjector(TemplateConfig.from(mesh));
     Pod pod =
         new PodBuilder()
             .withNewMetadata()

@@ -62,8 +62,8 @@ class LinkerdConfigOverridesTest {
     JsonNode received = ref.template();
     PatchResult patch = INJECTOR.patch(received, pod, d);
     JsonNode out =
-        patch.isEmpty() ? received : Injected.applied(received, patch.patch().toString());
-    return new Admitted(d, out, patch.isEmpty() ? "" : patch.patch().toString());
+        patch.patch().isEmpty() ? received : Injected.applied(received, patch.patch().toString());
+    return new Admitted(d, out, patch.patch().isEmpty() ? "" : patch.patch().toString());
   }
 
   private static JsonNode input() {

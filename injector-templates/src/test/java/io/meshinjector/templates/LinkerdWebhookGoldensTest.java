@@ -119,7 +119,7 @@ class LinkerdWebhookGoldensTest {
     Pod pod = Injected.bind(ref);
     Decision d = engine.decide(ref.workload(), pod, view);
     PatchResult patch = INJECTOR.patch(received, pod, d);
-    assertThat(patch.isEmpty()).as("our injector patches %s: %s", podFile, d).isFalse();
+    assertThat(patch.patch().isEmpty()).as("our injector patches %s: %s", podFile, d).isFalse();
     JsonNode ours = Injected.applied(received, patch.patch().toString());
     return new Both(linkerd, ours, d);
   }

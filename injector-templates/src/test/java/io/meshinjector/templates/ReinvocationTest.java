@@ -121,7 +121,7 @@ class ReinvocationTest {
     Decision again =
         Fixtures.inject("shop/Pod/web", PathOption.INIT_NFT, ProxyPlacement.NATIVE_SIDECAR, true);
     assertThat(Injected.pod(INJECTOR, once, again)).isEqualTo(once);
-    assertThat(Fixtures.patch(INJECTOR, once, again).isEmpty()).isTrue();
+    assertThat(Fixtures.patch(INJECTOR, once, again).patch().isEmpty()).isTrue();
   }
 
   private static void assertPatchAppliesAndSettles(Pod sent, Pod completed) throws Exception {
@@ -131,7 +131,7 @@ class ReinvocationTest {
   }
 
   private static void assertNothingToComplete(Pod pod) {
-    assertThat(INJECTOR.completion(Fixtures.JSON.valueToTree(pod), pod).isEmpty()).isTrue();
+    assertThat(INJECTOR.completion(Fixtures.JSON.valueToTree(pod), pod).patch().isEmpty()).isTrue();
     assertThat(Injected.completed(INJECTOR, pod)).isEqualTo(pod);
   }
 }

@@ -60,7 +60,7 @@ public class RenderBenchmark {
             List.of(),
             List.of());
     received = new ObjectMapper().valueToTree(original);
-    if (patch().isEmpty()) {
+    if (patch().patch().isEmpty()) {
       throw new IllegalStateException("fixture should produce a patch");
     }
   }

@@ -1009,7 +1009,7 @@ class WebhookChartTest {
     JsonNode valuesConfig =
         Charts.YAML.readTree(Charts.CHART.resolve("values.yaml").toFile()).path("config");
     List<String> unknown = new ArrayList<>();
-    unknownKeys(valuesConfig, ConfigLoader.defaultsTree(), "config", unknown);
+    unknownKeys(valuesConfig, ConfigLoader.defaults().tree(), "config", unknown);
 
     assertThat(valuesConfig.size()).as("values.yaml surfaces some config").isPositive();
     assertThat(unknown).as("keys of values.yaml's config: that defaults.yaml lacks").isEmpty();

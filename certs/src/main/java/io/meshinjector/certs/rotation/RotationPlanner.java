@@ -176,14 +176,6 @@ public final class RotationPlanner {
     public boolean changed() {
       return !applied.isEmpty();
     }
-
-    public boolean caBundleChanged() {
-      return applied.stream().anyMatch(RotationAction::changesCaBundle);
-    }
-
-    public boolean servingCertificateChanged() {
-      return applied.stream().anyMatch(RotationAction::changesServingCertificate);
-    }
   }
 
   private static String servingProblem(CertificateSet set, Instant now) {

@@ -10,7 +10,6 @@ import java.security.cert.X509Certificate;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * A self-managed set: what clients trust and the server presents ({@code set}, whose CA list is the
@@ -30,14 +29,6 @@ public record RotationState(CertificateSet set, CertificateAuthority signer, Str
 
   public static RotationState empty() {
     return new RotationState(null, null);
-  }
-
-  public Optional<CertificateSet> currentSet() {
-    return Optional.ofNullable(set);
-  }
-
-  public Optional<CertificateAuthority> currentSigner() {
-    return Optional.ofNullable(signer);
   }
 
   public List<X509Certificate> caBundle() {

@@ -18,10 +18,6 @@ public record SourcedVerdict(Verdict verdict, Source source, String detail) {
     return new SourcedVerdict(Verdict.UNKNOWN, Source.NONE, why);
   }
 
-  public boolean isKnown() {
-    return verdict != Verdict.UNKNOWN;
-  }
-
   @Override
   public String toString() {
     return verdict.id() + " (" + source.id() + (detail.isEmpty() ? "" : ": " + detail) + ")";

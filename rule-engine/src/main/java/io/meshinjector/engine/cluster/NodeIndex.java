@@ -164,11 +164,6 @@ public final class NodeIndex {
     return out;
   }
 
-  /** How many distinct shapes the nodes have. */
-  public int shapeCount() {
-    return (int) Arrays.stream(shapes).distinct().count();
-  }
-
   BitSet all() {
     return all;
   }

@@ -76,11 +76,6 @@ public final class ConfigLoader {
     return DEFAULTS;
   }
 
-  /** The embedded defaults as a tree (a copy). */
-  public static JsonNode defaultsTree() {
-    return DEFAULTS.tree();
-  }
-
   /**
    * Overlays the text of a config file on the defaults; errors name the file.
    *

@@ -8,7 +8,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.meshinjector.certs.CertificateSet;
-import io.meshinjector.certs.rotation.RotationAction;
 import io.meshinjector.certs.rotation.RotationPlanner;
 import io.meshinjector.certs.rotation.RotationPolicy;
 import io.meshinjector.certs.rotation.RotationState;
@@ -52,29 +51,13 @@ public final class CertificateReconciler {
   }
 
   /**
-   * What a pass did.
+   * What a pass found that decides when the next one runs; what it wrote is in the log and on the
+   * API server.
    *
-   * @param applied the rotation steps taken, empty when the Secret was left alone
-   * @param secretWritten whether the Secret was created or updated
-   * @param webhooksPatched webhooks whose caBundle was replaced
    * @param webhookConfigurationFound false while the configuration does not exist (yet)
    * @param reviewAt when the plan must be looked at again at the latest
    */
-  public record Result(
-      List<RotationAction> applied,
-      boolean secretWritten,
-      List<String> webhooksPatched,
-      boolean webhookConfigurationFound,
-      Instant reviewAt) {
-    public Result {
-      applied = List.copyOf(applied);
-      webhooksPatched = List.copyOf(webhooksPatched);
-    }
-
-    public boolean wroteAnything() {
-      return secretWritten || !webhooksPatched.isEmpty();
-    }
-  }
+  public record Result(boolean webhookConfigurationFound, Instant reviewAt) {}
 
   public Result reconcile() {
     Secret secret =
@@ -101,10 +84,8 @@ public final class CertificateReconciler {
       patched = patchCaBundle(mwc, target.caBundleBase64());
     }
 
-    boolean written = false;
     if (outcome.changed()) {
       writeSecret(secret, outcome.state());
-      written = true;
       LOG.info(
           "tls: {} the Secret: {}; serving cert valid until {} ({})",
           secret == null ? "created" : "updated",
@@ -121,7 +102,7 @@ public final class CertificateReconciler {
           patched,
           settings.describe());
     }
-    return new Result(outcome.applied(), written, patched, mwc != null, outcome.next().reviewAt());
+    return new Result(mwc != null, outcome.next().reviewAt());
   }
 
   /**

@@ -122,10 +122,6 @@ public final class LeaderElection implements AutoCloseable {
     return pod + "_" + java.util.UUID.randomUUID().toString().substring(0, 8);
   }
 
-  public boolean isLeader() {
-    return leading;
-  }
-
   public String identity() {
     return identity;
   }

@@ -107,10 +107,6 @@ public final class LiveCluster implements ClusterConnection {
     return informers;
   }
 
-  public LeaderElection election() {
-    return election;
-  }
-
   @Override
   public String describe() {
     return "the cluster at "

@@ -13,6 +13,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.meshinjector.engine.capability.CapabilityKey;
 import io.meshinjector.engine.capability.NodeCapabilityStatus;
+import io.meshinjector.engine.capability.StatusReading;
 import io.meshinjector.engine.capability.Verdict;
 import io.meshinjector.engine.probe.ProbeOptions;
 import io.meshinjector.engine.probe.ProbeReport;
@@ -213,7 +214,9 @@ class HostProbeTest {
   void statusSurvivesTheRoundTripTheRegistryReads(Row row) {
     NodeCapabilityStatus status = probe(row.node().apply(root)).status();
 
-    NodeCapabilityStatus back = NodeCapabilityStatus.fromMap(status.toMap());
+    StatusReading reading = StatusReading.of(status.toMap());
+    assertThat(reading.problems()).isEmpty();
+    NodeCapabilityStatus back = reading.status();
 
     assertThat(back.capabilities()).isEqualTo(status.capabilities());
     assertThat(back.facts()).isEqualTo(status.facts()).containsAllEntriesOf(row.facts());
