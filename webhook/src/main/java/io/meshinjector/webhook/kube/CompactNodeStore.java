@@ -1,12 +1,12 @@
 package io.meshinjector.webhook.kube;
 
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.NodeSystemInfo;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.fabric8.kubernetes.client.informers.cache.ItemStore;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -248,29 +248,29 @@ public final class CompactNodeStore implements ItemStore<Node>, StreamedLister.P
 
   private static Node node(String name, Kept kept) {
     Template t = kept.template();
-    NodeBuilder b =
-        new NodeBuilder()
-            .withNewMetadata()
-            .withName(name)
-            .withResourceVersion(version(kept))
-            .endMetadata();
-    if (t.spec()) {
-      b.withNewSpec().withTaints(t.taints()).withUnschedulable(t.unschedulable()).endSpec();
-    }
-    if (t.info()) {
-      NodeSystemInfo info = new NodeSystemInfo();
-      info.setOsImage(t.osImage());
-      info.setKubeletVersion(t.kubelet());
-      b.withNewStatus().withNodeInfo(info).endStatus();
-    }
-    Node node = b.build();
     Map<String, String> labels = t.labels();
     if (labels != null && labels.containsValue(NAME)) {
       Map<String, String> out = new HashMap<>(labels);
       out.replaceAll((k, v) -> NAME.equals(v) ? name : v);
       labels = Map.copyOf(out);
     }
-    node.getMetadata().setLabels(labels);
-    return node;
+    // the template's taints are shared by its nodes: each Node gets copies of its own
+    List<Taint> taints =
+        t.taints() == null
+            ? null
+            : new ArrayList<>(
+                t.taints().stream()
+                    .map(x -> new Taint(x.getEffect(), x.getKey(), x.getTimeAdded(), x.getValue()))
+                    .toList());
+    return Trimmed.assembled(
+        name,
+        version(kept),
+        labels,
+        t.spec(),
+        taints,
+        t.unschedulable(),
+        t.info(),
+        t.osImage(),
+        t.kubelet());
   }
 }
