@@ -2,7 +2,6 @@ package io.meshinjector.certs;
 
 import java.nio.charset.StandardCharsets;
 import java.security.cert.X509Certificate;
-import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 
@@ -28,17 +27,5 @@ public final class CaBundle {
 
   public static List<X509Certificate> fromBase64(String base64) {
     return fromPem(new String(Base64.getMimeDecoder().decode(base64), StandardCharsets.US_ASCII));
-  }
-
-  /** {@code first} followed by those of {@code second} it does not already hold. */
-  public static List<X509Certificate> merge(
-      List<X509Certificate> first, List<X509Certificate> second) {
-    List<X509Certificate> out = new ArrayList<>(first);
-    for (X509Certificate ca : second) {
-      if (!out.contains(ca)) {
-        out.add(ca);
-      }
-    }
-    return List.copyOf(out);
   }
 }

@@ -60,10 +60,6 @@ public final class CertDirectory {
    * there and {@code force} is false. A valid set for other names is replaced: refusing it would
    * leave the caller with a cert its clients reject for the name they dial.
    */
-  public static WriteResult writeSet(Path out, List<String> dnsNames, int days, boolean force) {
-    return writeSet(out, dnsNames, days, force, KeyType.defaultType(), Clock.systemUTC());
-  }
-
   public static WriteResult writeSet(
       Path out, List<String> dnsNames, int days, boolean force, KeyType keyType, Clock clock) {
     if (days < 1) {

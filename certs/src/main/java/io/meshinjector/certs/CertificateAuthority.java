@@ -19,11 +19,6 @@ public record CertificateAuthority(X509Certificate certificate, PrivateKey priva
     return Pem.privateKey(privateKey);
   }
 
-  public static CertificateAuthority fromPem(String certificatePem, String privateKeyPem) {
-    return new CertificateAuthority(
-        Pem.readCertificate(certificatePem), Pem.readPrivateKey(privateKeyPem));
-  }
-
   @Override
   public String toString() {
     return "CertificateAuthority[" + certificate.getSubjectX500Principal().getName() + "]";

@@ -60,10 +60,6 @@ public final class CertificateIssuer {
     this(Clock.systemUTC());
   }
 
-  public Clock clock() {
-    return clock;
-  }
-
   /**
    * A self-signed CA, path length 0 (it signs serving certs only). Its CN carries the issue time
    * and a random suffix, because during a rollover two CAs sit in one bundle and clients pick the

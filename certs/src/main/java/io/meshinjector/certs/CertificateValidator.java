@@ -42,12 +42,13 @@ public final class CertificateValidator {
     this(Clock.systemUTC());
   }
 
-  public Validation validate(CertificateSet set) {
-    return validate(set, null);
-  }
-
-  /** As {@link #validate(CertificateSet)}, and every name in {@code required} must be covered. */
+  /**
+   * What is wrong with {@code set} at the clock's time: not yet or no longer valid, a key that does
+   * not belong to the cert, a cert that does not chain to ca.crt, or a name of {@code required} the
+   * cert does not cover.
+   */
   public Validation validate(CertificateSet set, SubjectNames required) {
+    Objects.requireNonNull(required, "required");
     Instant now = clock.instant();
     List<String> problems = new ArrayList<>();
     List<String> warnings = new ArrayList<>();
@@ -69,11 +70,9 @@ public final class CertificateValidator {
         problems.add("tls.crt does not chain to ca.crt: " + chainProblem);
       }
     }
-    if (required != null) {
-      List<String> missing = missingNames(cert, required);
-      if (!missing.isEmpty()) {
-        problems.add("tls.crt does not cover " + String.join(", ", missing));
-      }
+    List<String> missing = missingNames(cert, required);
+    if (!missing.isEmpty()) {
+      problems.add("tls.crt does not cover " + String.join(", ", missing));
     }
     return new Validation(problems, warnings);
   }

@@ -57,10 +57,6 @@ public record SubjectNames(List<String> dnsNames, List<String> ipAddresses) {
     return new SubjectNames(dns, ips);
   }
 
-  public static SubjectNames of(String... names) {
-    return of(List.of(names));
-  }
-
   /**
    * The four names a cluster client may use for a Service, shortest first: {@code svc}, {@code
    * svc.ns}, {@code svc.ns.svc}, {@code svc.ns.svc.cluster.local}.

@@ -39,7 +39,7 @@ class CertDirectoryTest {
     CertificateSet set = new CertDirectory(out, clock).read();
     assertThat(
             new CertificateValidator(clock)
-                .validate(set, SubjectNames.of("web.shop.svc", "127.0.0.1"))
+                .validate(set, SubjectNames.of(List.of("web.shop.svc", "127.0.0.1")))
                 .problems())
         .isEmpty();
     assertThat(set.notAfter()).isEqualTo(clock.instant().plus(Duration.ofDays(30)));
@@ -94,7 +94,7 @@ class CertDirectoryTest {
     CertificateSet set = new CertDirectory(root, clock).read();
     assertThat(
             new CertificateValidator(clock)
-                .validate(set, SubjectNames.of("a.example", "b.example"))
+                .validate(set, SubjectNames.of(List.of("a.example", "b.example")))
                 .problems())
         .isEmpty();
   }
@@ -126,7 +126,7 @@ class CertDirectoryTest {
   @Test
   void ensureGeneratesASelfSignedSetInAnEmptyFolderAndKeepsItAfterwards() {
     CertDirectory dir = new CertDirectory(root.resolve("tls"), clock);
-    SubjectNames names = SubjectNames.of("localhost");
+    SubjectNames names = SubjectNames.of(List.of("localhost"));
 
     EnsureResult first = dir.ensure(names, Duration.ofDays(365), KeyType.EC_P256);
     EnsureResult second = dir.ensure(names, Duration.ofDays(365), KeyType.EC_P256);
@@ -144,7 +144,7 @@ class CertDirectoryTest {
 
     EnsureResult result =
         new CertDirectory(root, clock)
-            .ensure(SubjectNames.of("localhost"), Duration.ofDays(1), KeyType.EC_P256);
+            .ensure(SubjectNames.of(List.of("localhost")), Duration.ofDays(1), KeyType.EC_P256);
 
     assertThat(result).isInstanceOf(EnsureResult.Existing.class);
     assertThat(((EnsureResult.Existing) result).validation().summary()).contains("expired");
@@ -162,9 +162,12 @@ class CertDirectoryTest {
 
   @Test
   void writeSetChecksItsArguments() {
-    assertThatThrownBy(() -> CertDirectory.writeSet(root, List.of(), 1, false))
+    assertThatThrownBy(
+            () -> CertDirectory.writeSet(root, List.of(), 1, false, KeyType.defaultType(), clock))
         .hasMessageContaining("--dns");
-    assertThatThrownBy(() -> CertDirectory.writeSet(root, List.of("a"), 0, false))
+    assertThatThrownBy(
+            () ->
+                CertDirectory.writeSet(root, List.of("a"), 0, false, KeyType.defaultType(), clock))
         .hasMessageContaining("--days");
   }
 }

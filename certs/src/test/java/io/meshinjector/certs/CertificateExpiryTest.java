@@ -3,6 +3,7 @@ package io.meshinjector.certs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class CertificateExpiryTest {
@@ -12,7 +13,7 @@ class CertificateExpiryTest {
   void warnsOnlyWithinThirtyDaysOfExpiry() {
     var cert =
         new CertificateIssuer(clock)
-            .newSet(SubjectNames.of("web"), Duration.ofDays(90), KeyType.EC_P256)
+            .newSet(SubjectNames.of(List.of("web")), Duration.ofDays(90), KeyType.EC_P256)
             .set()
             .certificate();
     var warn = CertificateExpiry.DEFAULT_WARN_BEFORE;

@@ -33,27 +33,29 @@ class SubjectNamesTest {
 
   @Test
   void localhostBringsTheLoopbackAddresses() {
-    SubjectNames names = SubjectNames.of("localhost");
+    SubjectNames names = SubjectNames.of(List.of("localhost"));
     assertThat(names.dnsNames()).containsExactly("localhost");
     assertThat(names.ipAddresses()).containsExactly("127.0.0.1", "0:0:0:0:0:0:0:1");
   }
 
   @Test
   void namesAreLowercasedAndDeduplicated() {
-    SubjectNames names = SubjectNames.of("Web.Shop", "web.shop.", "127.0.0.1", "127.0.0.1");
+    SubjectNames names =
+        SubjectNames.of(List.of("Web.Shop", "web.shop.", "127.0.0.1", "127.0.0.1"));
     assertThat(names.dnsNames()).containsExactly("web.shop");
     assertThat(names.ipAddresses()).containsExactly("127.0.0.1");
   }
 
   @Test
   void invalidNamesAreRefused() {
-    assertThatThrownBy(() -> SubjectNames.of("bad_name")).hasMessageContaining("bad_name");
-    assertThatThrownBy(() -> SubjectNames.of("-x.example")).hasMessageContaining("-x.example");
+    assertThatThrownBy(() -> SubjectNames.of(List.of("bad_name"))).hasMessageContaining("bad_name");
+    assertThatThrownBy(() -> SubjectNames.of(List.of("-x.example")))
+        .hasMessageContaining("-x.example");
   }
 
   @Test
   void wildcardIsAllowedButNeverTheCommonName() {
-    SubjectNames names = SubjectNames.of("*.example.com");
+    SubjectNames names = SubjectNames.of(List.of("*.example.com"));
     assertThat(names.dnsNames()).containsExactly("*.example.com");
     assertThat(names.commonName()).isEqualTo("mesh-injector");
   }

@@ -65,7 +65,8 @@ class TlsHandshakeTest {
 
   @Test
   void aHostNotInTheSansFailsTheHandshake() throws Exception {
-    CertDirectory.writeSet(dir, List.of("web.shop.svc"), 1, false);
+    CertDirectory.writeSet(
+        dir, List.of("web.shop.svc"), 1, false, KeyType.defaultType(), Clock.systemUTC());
     CertificateSet set = new CertDirectory(dir).read();
 
     assertThatThrownBy(() -> roundTrip(set, "TLSv1.3", "localhost"))
@@ -74,7 +75,8 @@ class TlsHandshakeTest {
 
   @Test
   void aClientTrustingAnotherCaFailsTheHandshake() throws Exception {
-    CertDirectory.writeSet(dir, List.of("localhost"), 1, false);
+    CertDirectory.writeSet(
+        dir, List.of("localhost"), 1, false, KeyType.defaultType(), Clock.systemUTC());
     CertificateSet set = new CertDirectory(dir).read();
     var other = new CertificateIssuer().newAuthority(java.time.Duration.ofDays(1), KeyType.EC_P256);
 

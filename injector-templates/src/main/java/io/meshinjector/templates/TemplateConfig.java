@@ -33,7 +33,6 @@ public record TemplateConfig(
     Validator validator,
     ProxyAwait proxyAwait,
     Templates templates,
-    String injectorVersion,
     String proxyContainerName,
     Map<String, JsonNode> values,
     Map<String, PodValue> podValues,
@@ -46,7 +45,6 @@ public record TemplateConfig(
     Objects.requireNonNull(validator, "validator");
     Objects.requireNonNull(proxyAwait, "proxyAwait");
     Objects.requireNonNull(templates, "templates");
-    Objects.requireNonNull(injectorVersion, "injectorVersion");
     Objects.requireNonNull(proxyContainerName, "proxyContainerName");
     Objects.requireNonNull(configDigest, "configDigest");
     values = Map.copyOf(values);
@@ -158,11 +156,6 @@ public record TemplateConfig(
       Template metadata,
       Template debug) {}
 
-  /** The built-in defaults. */
-  public static TemplateConfig defaults() {
-    return from(io.meshinjector.engine.config.ConfigLoader.defaults());
-  }
-
   /**
    * Binds and checks the sections.
    *
@@ -199,7 +192,6 @@ public record TemplateConfig(
         validator,
         proxyAwait,
         templates,
-        version,
         proxyName,
         values,
         podValues,

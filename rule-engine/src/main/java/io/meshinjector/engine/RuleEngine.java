@@ -21,10 +21,6 @@ public final class RuleEngine {
     this.clock = Objects.requireNonNull(clock, "clock");
   }
 
-  public EngineConfig config() {
-    return config;
-  }
-
   /**
    * Decides how to inject {@code pod}.
    *

@@ -3,6 +3,7 @@ package io.meshinjector.bench;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.meshinjector.engine.RuleEngine;
 import io.meshinjector.engine.cluster.InMemoryClusterView;
+import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.engine.config.EngineConfig;
 import io.meshinjector.engine.decision.Decision;
 import java.time.Clock;
@@ -31,7 +32,7 @@ public class DecisionBenchmark {
 
   @Setup
   public void setUp() {
-    EngineConfig config = EngineConfig.defaults();
+    EngineConfig config = ConfigLoader.defaults().engine();
     view = InMemoryClusterView.of(config.capabilities(), BenchCluster.objects(nodes));
     engine = new RuleEngine(config, Clock.fixed(BenchCluster.NOW, ZoneOffset.UTC));
     pod = BenchCluster.deploymentPod();

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.FieldsV1;
 import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.engine.decision.Decision;
 import io.meshinjector.engine.decision.Outcome;
 import io.meshinjector.engine.decision.PathOption;
@@ -47,7 +48,7 @@ public class RenderBenchmark {
 
   @Setup
   public void setUp() {
-    injector = new PodInjector(TemplateConfig.defaults());
+    injector = new PodInjector(TemplateConfig.from(ConfigLoader.defaults()));
     original = "typical".equals(pod) ? BenchCluster.deploymentPod() : bigPod();
     decision =
         new Decision(

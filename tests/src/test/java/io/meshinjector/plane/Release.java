@@ -195,7 +195,9 @@ public final class Release {
     }
     if (!names.contains("127.0.0.1")) {
       names.add("127.0.0.1");
-      CertificateAuthority ca = CertificateAuthority.fromPem(caCrt, decode(data.get("ca.key")));
+      CertificateAuthority ca =
+          new CertificateAuthority(
+              Pem.readCertificate(caCrt), Pem.readPrivateKey(decode(data.get("ca.key"))));
       KeyedCertificate serving =
           new CertificateIssuer()
               .issueServing(ca, SubjectNames.of(names), Duration.ofDays(60), KeyType.RSA_2048);

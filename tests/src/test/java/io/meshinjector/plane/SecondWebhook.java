@@ -22,6 +22,7 @@ import java.security.KeyStore;
 import java.security.cert.Certificate;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
@@ -49,7 +50,8 @@ public final class SecondWebhook implements AutoCloseable {
     CertificateIssuer issuer = new CertificateIssuer();
     CertificateAuthority ca = issuer.newAuthority(Duration.ofDays(2), KeyType.EC_P256);
     KeyedCertificate serving =
-        issuer.issueServing(ca, SubjectNames.of("127.0.0.1"), Duration.ofDays(1), KeyType.EC_P256);
+        issuer.issueServing(
+            ca, SubjectNames.of(List.of("127.0.0.1")), Duration.ofDays(1), KeyType.EC_P256);
     KeyStore store = KeyStore.getInstance("PKCS12");
     store.load(null, null);
     char[] password = "second".toCharArray();

@@ -29,10 +29,6 @@ public final class RotationPlanner {
     this.names = Objects.requireNonNull(names, "names");
   }
 
-  public RotationPolicy policy() {
-    return policy;
-  }
-
   public RotationAction plan(RotationState state) {
     Instant now = clock.instant();
     CertificateSet set = state.set();

@@ -40,9 +40,6 @@ public enum CapabilityKey {
   }
 
   /** The verdict that means "does not work here". */
-  public Verdict negative() {
-    return negative;
-  }
 
   /** The three verdicts this key accepts, positive first. */
   public List<Verdict> verdicts() {

@@ -30,10 +30,6 @@ public record StatusReading(NodeCapabilityStatus status, List<String> problems) 
 
   private static final String SOURCES = "status.sources";
 
-  public boolean clean() {
-    return status != null && problems.isEmpty();
-  }
-
   /** Reads the value found under {@code status}, whatever its type. */
   public static StatusReading of(Object raw) {
     List<String> problems = new ArrayList<>();

@@ -34,9 +34,4 @@ public record EngineConfig(
       throw new IllegalArgumentException("explain.maxCandidateNodes must be at least 1");
     }
   }
-
-  /** The embedded defaults. */
-  public static EngineConfig defaults() {
-    return ConfigLoader.defaults().engine();
-  }
 }

@@ -16,7 +16,6 @@ import java.util.Objects;
  */
 public record RepairSettings(RepairMode mode, int perNodePerMinute, Duration backoff) {
   public static final int DEFAULT_PER_NODE_PER_MINUTE = 5;
-  public static final Duration DEFAULT_BACKOFF = Duration.ofMinutes(10);
 
   public RepairSettings {
     Objects.requireNonNull(mode, "mode");
@@ -28,9 +27,5 @@ public record RepairSettings(RepairMode mode, int perNodePerMinute, Duration bac
     if (backoff.isNegative()) {
       throw new IllegalArgumentException("repair backoff must not be negative, not " + backoff);
     }
-  }
-
-  public static RepairSettings of(RepairMode mode) {
-    return new RepairSettings(mode, DEFAULT_PER_NODE_PER_MINUTE, DEFAULT_BACKOFF);
   }
 }

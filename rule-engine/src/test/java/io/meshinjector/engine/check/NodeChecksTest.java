@@ -7,6 +7,7 @@ import io.meshinjector.engine.capability.Verdict;
 import io.meshinjector.engine.check.PodsAtRisk.InjectedPod;
 import io.meshinjector.engine.cluster.InMemoryClusterView;
 import io.meshinjector.engine.cluster.NodeIndex;
+import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.engine.config.EngineConfig;
 import io.meshinjector.engine.rules.Viability;
 import io.meshinjector.engine.testing.K8s;
@@ -24,7 +25,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 /** The checks that need no cluster: a small cluster view in, the check lines out. */
 class NodeChecksTest {
   static final Instant NOW = Instant.parse("2026-11-20T10:30:00Z");
-  static final EngineConfig CONFIG = EngineConfig.defaults();
+  static final EngineConfig CONFIG = ConfigLoader.defaults().engine();
   static final Viability VIABILITY = new Viability(CONFIG.capabilities());
 
   /**

@@ -12,7 +12,7 @@ import io.meshinjector.engine.capability.Source;
 import io.meshinjector.engine.capability.Verdict;
 import io.meshinjector.engine.config.CapabilitiesConfig;
 import io.meshinjector.engine.config.CapabilityOverride;
-import io.meshinjector.engine.config.EngineConfig;
+import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.engine.testing.K8s;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -103,7 +103,7 @@ class CompactViewTest {
   void everyPlacementQuestionGetsTheNodesANodeByNodeReadingGives() {
     List<Node> nodes = cluster();
     NodeIndex index =
-        InMemoryClusterView.of(EngineConfig.defaults().capabilities(), nodes).nodes(NOW);
+        InMemoryClusterView.of(ConfigLoader.defaults().engine().capabilities(), nodes).nodes(NOW);
     questions()
         .forEach(
             (pod, expected) -> {
@@ -126,7 +126,7 @@ class CompactViewTest {
   void eachNodeReadsBackAsItWasAndSharesItsShapeWithItsPool() {
     List<Node> nodes = cluster();
     NodeIndex index =
-        InMemoryClusterView.of(EngineConfig.defaults().capabilities(), nodes).nodes(NOW);
+        InMemoryClusterView.of(ConfigLoader.defaults().engine().capabilities(), nodes).nodes(NOW);
     for (Node n : nodes) {
       assertThat(index.facts(n.getMetadata().getName())).contains(NodeFacts.of(n));
     }
@@ -142,7 +142,7 @@ class CompactViewTest {
       nodes.add(K8s.node("ip-" + i, K8s.RHEL8, "v1.31.0", "pool=p" + i % 2, "alias=ip-" + i));
     }
     NodeIndex index =
-        InMemoryClusterView.of(EngineConfig.defaults().capabilities(), nodes).nodes(NOW);
+        InMemoryClusterView.of(ConfigLoader.defaults().engine().capabilities(), nodes).nodes(NOW);
     assertThat(distinctShapes(nodes)).isEqualTo(2);
     assertThat(index.capabilities("ip-0").orElseThrow())
         .isSameAs(index.capabilities("ip-198").orElseThrow());
@@ -153,7 +153,7 @@ class CompactViewTest {
 
   @Test
   void anOverrideThatSelectsOnTheHostnameReachesThatNodeAlone() {
-    CapabilitiesConfig defaults = EngineConfig.defaults().capabilities();
+    CapabilitiesConfig defaults = ConfigLoader.defaults().engine().capabilities();
     CapabilitiesConfig config =
         new CapabilitiesConfig(
             defaults.probeTtl(),

@@ -11,7 +11,7 @@ import io.meshinjector.engine.RuleEngine;
 import io.meshinjector.engine.capability.NodeCapabilities;
 import io.meshinjector.engine.capability.Source;
 import io.meshinjector.engine.capability.Verdict;
-import io.meshinjector.engine.config.EngineConfig;
+import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.engine.decision.Decision;
 import io.meshinjector.engine.testing.K8s;
 import java.time.Clock;
@@ -174,7 +174,7 @@ class CorruptNodeCapabilityTest {
   void countsAsUnknownWithAWarningNamingTheObject(Row row) {
     List<String> warnings = new ArrayList<>();
     InMemoryClusterView view =
-        new InMemoryClusterView(EngineConfig.defaults().capabilities(), warnings::add);
+        new InMemoryClusterView(ConfigLoader.defaults().engine().capabilities(), warnings::add);
     view.upsert(K8s.node("n1", K8s.RHEL8, "v1.31.0"));
     // a sound report first: a corrupt one must not leave its verdicts standing
     view.upsert(capability("n1", status(GOOD_TIME, GOOD_CAPS, Map.of())));
@@ -200,7 +200,7 @@ class CorruptNodeCapabilityTest {
     }
     // and the decision is still made
     Decision d =
-        new RuleEngine(EngineConfig.defaults(), Clock.fixed(NOW, ZoneOffset.UTC))
+        new RuleEngine(ConfigLoader.defaults().engine(), Clock.fixed(NOW, ZoneOffset.UTC))
             .decide("shop/Pod/web", K8s.pod("shop"), viewWithNamespace(view));
     assertThat(d.summary()).isNotBlank();
   }
@@ -214,7 +214,7 @@ class CorruptNodeCapabilityTest {
   void aFutureReportIsWarnedAboutOnceAndNamedInTheTrace() {
     List<String> warnings = new ArrayList<>();
     InMemoryClusterView view =
-        new InMemoryClusterView(EngineConfig.defaults().capabilities(), warnings::add);
+        new InMemoryClusterView(ConfigLoader.defaults().engine().capabilities(), warnings::add);
     view.upsert(K8s.node("n1", K8s.RHEL8, "v1.31.0"));
     view.upsert(K8s.node("n2", K8s.RHEL8, "v1.31.0"));
     view.upsert(capability("n1", status("2099-01-01T00:00:00Z", GOOD_CAPS, Map.of())));
@@ -231,7 +231,7 @@ class CorruptNodeCapabilityTest {
   void aSkewOfAFewMinutesIsToleratedAndAnUnknownKeyIsNoProblem() {
     List<String> warnings = new ArrayList<>();
     InMemoryClusterView view =
-        new InMemoryClusterView(EngineConfig.defaults().capabilities(), warnings::add);
+        new InMemoryClusterView(ConfigLoader.defaults().engine().capabilities(), warnings::add);
     view.upsert(K8s.node("n1", K8s.RHEL8, "v1.31.0"));
     Map<String, Object> caps = new LinkedHashMap<>(GOOD_CAPS);
     caps.put("ebpf-redirect", "available"); // a newer probe's key
@@ -246,7 +246,7 @@ class CorruptNodeCapabilityTest {
   void aNodeCapabilityWithoutANameIsIgnoredWithAWarning() {
     List<String> warnings = new ArrayList<>();
     InMemoryClusterView view =
-        new InMemoryClusterView(EngineConfig.defaults().capabilities(), warnings::add);
+        new InMemoryClusterView(ConfigLoader.defaults().engine().capabilities(), warnings::add);
     GenericKubernetesResource r = capability("x", status(GOOD_TIME, GOOD_CAPS, Map.of()));
     r.setMetadata(null);
 
@@ -258,7 +258,7 @@ class CorruptNodeCapabilityTest {
   void theProbesSourceIsNamedInTheVerdictAndABadSourceIsWarnedAboutWithoutCostingTheVerdict() {
     List<String> warnings = new ArrayList<>();
     InMemoryClusterView view =
-        new InMemoryClusterView(EngineConfig.defaults().capabilities(), warnings::add);
+        new InMemoryClusterView(ConfigLoader.defaults().engine().capabilities(), warnings::add);
     view.upsert(K8s.node("n1", K8s.RHEL8, "v1.31.0"));
     Map<String, Object> status =
         status(

@@ -7,7 +7,7 @@ import io.fabric8.kubernetes.api.model.PodSpec;
 import io.meshinjector.engine.capability.CapabilityKey;
 import io.meshinjector.engine.capability.Source;
 import io.meshinjector.engine.capability.Verdict;
-import io.meshinjector.engine.config.EngineConfig;
+import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.engine.testing.K8s;
 import java.time.Duration;
 import java.time.Instant;
@@ -19,7 +19,7 @@ class InMemoryClusterViewTest {
   private static final Instant NOW = Instant.parse("2026-11-20T10:30:00Z");
 
   private final InMemoryClusterView view =
-      new InMemoryClusterView(EngineConfig.defaults().capabilities());
+      new InMemoryClusterView(ConfigLoader.defaults().engine().capabilities());
 
   @Test
   void heartbeatDoesNotRebuildTheIndex() {

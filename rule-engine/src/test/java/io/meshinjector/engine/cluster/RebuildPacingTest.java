@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.meshinjector.engine.capability.CapabilityKey;
 import io.meshinjector.engine.capability.Source;
-import io.meshinjector.engine.config.EngineConfig;
+import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.engine.testing.K8s;
 import java.time.Instant;
 import java.util.Map;
@@ -24,7 +24,9 @@ class RebuildPacingTest {
 
   private final InMemoryClusterView view =
       new InMemoryClusterView(
-          EngineConfig.defaults().capabilities(), w -> {}, () -> time.addAndGet(step.get()));
+          ConfigLoader.defaults().engine().capabilities(),
+          w -> {},
+          () -> time.addAndGet(step.get()));
 
   private void nodes(int count) {
     for (int i = 0; i < count; i++) {
@@ -81,7 +83,9 @@ class RebuildPacingTest {
 
     InMemoryClusterView small =
         new InMemoryClusterView(
-            EngineConfig.defaults().capabilities(), w -> {}, () -> time.addAndGet(500 * MS));
+            ConfigLoader.defaults().engine().capabilities(),
+            w -> {},
+            () -> time.addAndGet(500 * MS));
     small.upsertNode(K8s.node("a", K8s.RHEL8, "v1.31.0"));
     NodeIndex before = small.nodes(NOW); // costs 500 ms, but the view is small
     small.upsertNode(K8s.node("b", K8s.RHEL8, "v1.31.0"));
@@ -98,7 +102,8 @@ class RebuildPacingTest {
         .isEqualTo(Source.PROBE);
 
     view.removeNode("n00009"); // a change that waits
-    Instant later = NOW.plus(EngineConfig.defaults().capabilities().probeTtl()).plusSeconds(1);
+    Instant later =
+        NOW.plus(ConfigLoader.defaults().engine().capabilities().probeTtl()).plusSeconds(1);
     NodeIndex expired = view.nodes(later);
     assertThat(expired).isNotSameAs(first);
     var nft = expired.capabilities("n00002").orElseThrow().get(CapabilityKey.IPTABLES_NFT);

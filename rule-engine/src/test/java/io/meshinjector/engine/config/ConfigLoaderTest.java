@@ -15,7 +15,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 class ConfigLoaderTest {
   @Test
   void defaultsAreTheDocumentedOnes() {
-    EngineConfig c = EngineConfig.defaults();
+    EngineConfig c = ConfigLoader.defaults().engine();
     assertThat(c.policy().preference())
         .containsExactly(PathOption.CNI, PathOption.INIT_NFT, PathOption.INIT_LEGACY);
     assertThat(c.policy().mixedNodes()).isEqualTo(MixedNodes.CONSTRAIN);
@@ -81,7 +81,7 @@ class ConfigLoaderTest {
 
   @Test
   void emptyDocumentGivesDefaults() {
-    assertThat(ConfigLoader.fromYaml("").engine()).isEqualTo(EngineConfig.defaults());
+    assertThat(ConfigLoader.fromYaml("").engine()).isEqualTo(ConfigLoader.defaults().engine());
   }
 
   @ParameterizedTest

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.meshinjector.engine.RuleEngine;
 import io.meshinjector.engine.cluster.InMemoryClusterView;
+import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.engine.config.EngineConfig;
 import io.meshinjector.engine.decision.Decision;
 import io.meshinjector.engine.testing.K8s;
@@ -28,7 +29,7 @@ class DecisionFuzzTest {
 
   @Test
   void decidesEveryPod() throws Exception {
-    EngineConfig config = EngineConfig.defaults();
+    EngineConfig config = ConfigLoader.defaults().engine();
     InMemoryClusterView view =
         InMemoryClusterView.of(
             config.capabilities(),

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.meshinjector.engine.RuleEngine;
 import io.meshinjector.engine.cluster.InMemoryClusterView;
+import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.engine.config.EngineConfig;
 import io.meshinjector.engine.decision.Decision;
 import io.meshinjector.engine.testing.K8s;
@@ -64,7 +65,7 @@ class ProbeOverridesInferenceTest {
     capability.setMetadata(new ObjectMetaBuilder().withName("mislabelled").build());
     capability.setAdditionalProperty("status", report.toResource("mislabelled").get("status"));
 
-    EngineConfig config = EngineConfig.defaults();
+    EngineConfig config = ConfigLoader.defaults().engine();
     // The Node claims CentOS 7 (inference: legacy only); the host measured nft only.
     InMemoryClusterView view =
         InMemoryClusterView.of(

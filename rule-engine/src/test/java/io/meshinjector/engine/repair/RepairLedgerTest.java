@@ -71,7 +71,7 @@ class RepairLedgerTest {
 
   @Test
   void offDoesNothing() {
-    RepairSettings off = RepairSettings.of(RepairMode.OFF);
+    RepairSettings off = new RepairSettings(RepairMode.OFF, 2, Duration.ofMinutes(10));
     assertThat(RepairLedger.empty().decide(broken("p1", RS), off, T0).action())
         .isInstanceOf(RepairAction.Quiet.class);
   }

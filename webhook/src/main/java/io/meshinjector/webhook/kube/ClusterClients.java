@@ -38,10 +38,6 @@ public final class ClusterClients {
     return MAPPER;
   }
 
-  static KubernetesSerialization serialization() {
-    return SERIALIZATION;
-  }
-
   private static KubernetesSerialization serialization(ObjectMapper mapper) {
     mapper.addMixIn(NodeStatus.class, NodeStatusWithoutBulk.class);
     mapper.addMixIn(ObjectMeta.class, ObjectMetaWithoutManagedFields.class);

@@ -103,10 +103,6 @@ public final class LiveCluster implements ClusterConnection {
     return informers;
   }
 
-  public ClusterInformers informers() {
-    return informers;
-  }
-
   @Override
   public String describe() {
     return "the cluster at "

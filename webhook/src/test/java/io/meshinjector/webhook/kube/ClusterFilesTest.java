@@ -6,7 +6,7 @@ import io.meshinjector.engine.capability.CapabilityKey;
 import io.meshinjector.engine.capability.Source;
 import io.meshinjector.engine.capability.Verdict;
 import io.meshinjector.engine.cluster.InMemoryClusterView;
-import io.meshinjector.engine.config.EngineConfig;
+import io.meshinjector.engine.config.ConfigLoader;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -22,7 +22,8 @@ class ClusterFilesTest {
     List<String> warnings = new ArrayList<>();
 
     InMemoryClusterView view =
-        ClusterFiles.load(EngineConfig.defaults().capabilities(), List.of(CORRUPT), warnings::add);
+        ClusterFiles.load(
+            ConfigLoader.defaults().engine().capabilities(), List.of(CORRUPT), warnings::add);
 
     assertThat(warnings)
         .anySatisfy(

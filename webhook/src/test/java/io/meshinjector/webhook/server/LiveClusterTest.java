@@ -30,6 +30,7 @@ import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.engine.decision.Decision;
 import io.meshinjector.webhook.controllers.LeaderElection;
+import io.meshinjector.webhook.kube.ClusterInformers;
 import io.meshinjector.webhook.kube.LiveNamespaces;
 import io.meshinjector.webhook.settings.ClusterSettings;
 import io.meshinjector.webhook.support.ClusterFixtures;
@@ -288,8 +289,9 @@ class LiveClusterTest {
     await(
         "the informer saw the edit",
         LIMIT,
+        // the label writer reads the node from the informers, which serve as the view's health
         () ->
-            live.informers()
+            ((ClusterInformers) live.health())
                 .node("n0")
                 .map(n -> edited.equals(n.getMetadata().getResourceVersion()))
                 .orElse(false));
@@ -379,7 +381,7 @@ class LiveClusterTest {
   void aNamespaceInTheCacheCostsNoApiCall() throws Exception {
     client.nodes().resource(node("n1", RHEL, "v1.31.4")).create();
     LiveCluster live = start(false);
-    await("shop in the cache", LIMIT, () -> live.informers() != null && cached(live, "shop"));
+    await("shop in the cache", LIMIT, () -> cached(live, "shop"));
     awaitInjectionLabel("shop");
     drainRequests();
     for (int i = 0; i < 50; i++) {
@@ -433,9 +435,8 @@ class LiveClusterTest {
   }
 
   private static boolean cached(LiveCluster live, String ns) {
-    return live.informers().synced()
+    return live.health().synced()
         && live.view() instanceof LiveNamespaces
-        && live.informers() != null
         && client.namespaces().withName(ns).get() != null;
   }
 

@@ -11,6 +11,7 @@ import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -41,7 +42,9 @@ class CertsCommandTest {
         .contains("webhook.example");
     var set = new CertDirectory(dir).read();
     assertThat(
-            new CertificateValidator().validate(set, SubjectNames.of("webhook.example")).isValid())
+            new CertificateValidator()
+                .validate(set, SubjectNames.of(List.of("webhook.example")))
+                .isValid())
         .isTrue();
     assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("tls.key"))))
         .isEqualTo("rw-------");
@@ -69,7 +72,7 @@ class CertsCommandTest {
     assertThat(Files.readString(dir.resolve("tls.crt"))).isNotEqualTo(firstCrt);
     assertThat(
             new CertificateValidator()
-                .validate(new CertDirectory(dir).read(), SubjectNames.of("b.example"))
+                .validate(new CertDirectory(dir).read(), SubjectNames.of(List.of("b.example")))
                 .isValid())
         .isTrue();
   }

@@ -13,6 +13,7 @@ import io.meshinjector.webhook.support.TlsFixtures;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.ssl.DefaultSslBundleRegistry;
@@ -35,7 +36,8 @@ class ServingCertificateMonitorTest {
   }
 
   private KeyedCertificate cert(Duration validity) {
-    return issuer.issueServing(ca, SubjectNames.of("localhost"), validity, KeyType.EC_P256);
+    return issuer.issueServing(
+        ca, SubjectNames.of(List.of("localhost")), validity, KeyType.EC_P256);
   }
 
   private static SslBundle bundle(KeyedCertificate cert) {

@@ -77,7 +77,7 @@ class ServingCertificateReloadIT {
   private static final Duration SERVED_WITHIN = Duration.ofSeconds(10);
   private static final int SWAPS = 2;
   private static final Duration LOAD_LIMIT = Duration.ofSeconds(40);
-  private static final SubjectNames NAMES = SubjectNames.of("localhost");
+  private static final SubjectNames NAMES = SubjectNames.of(List.of("localhost"));
 
   /** webhook.tlsReloadQuietPeriod's default, which these tests run with. */
   private static final Duration QUIET_PERIOD = Duration.ofSeconds(2);
