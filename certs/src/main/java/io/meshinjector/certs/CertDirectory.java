@@ -38,10 +38,6 @@ public final class CertDirectory {
     this(directory, Clock.systemUTC());
   }
 
-  public Path directory() {
-    return directory;
-  }
-
   public Path caCrt() {
     return directory.resolve(CertificateSet.CA_CRT);
   }

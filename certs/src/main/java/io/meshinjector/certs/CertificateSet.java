@@ -53,10 +53,6 @@ public record CertificateSet(
     return certificate.getNotAfter().toInstant();
   }
 
-  public Instant notBefore() {
-    return certificate.getNotBefore().toInstant();
-  }
-
   public CertificateSet withCaCertificates(List<X509Certificate> cas) {
     return new CertificateSet(cas, certificate, privateKey);
   }

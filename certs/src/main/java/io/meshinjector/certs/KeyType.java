@@ -8,16 +8,14 @@ import java.security.spec.ECGenParameterSpec;
 
 /** Key algorithms the module issues. EC P-256 is the default: small, fast, accepted everywhere. */
 public enum KeyType {
-  EC_P256("EC", "SHA256withECDSA"),
-  RSA_2048("RSA", "SHA256withRSA"),
-  RSA_3072("RSA", "SHA256withRSA");
+  EC_P256("EC"),
+  RSA_2048("RSA"),
+  RSA_3072("RSA");
 
   private final String algorithm;
-  private final String signatureAlgorithm;
 
-  KeyType(String algorithm, String signatureAlgorithm) {
+  KeyType(String algorithm) {
     this.algorithm = algorithm;
-    this.signatureAlgorithm = signatureAlgorithm;
   }
 
   public static KeyType defaultType() {
@@ -52,11 +50,6 @@ public enum KeyType {
 
   public boolean isRsa() {
     return algorithm.equals("RSA");
-  }
-
-  /** The signature algorithm a certificate signed with a key of this kind uses. */
-  public String signatureAlgorithm() {
-    return signatureAlgorithm;
   }
 
   /** The signature algorithm that fits an existing signing key (a CA loaded from disk). */

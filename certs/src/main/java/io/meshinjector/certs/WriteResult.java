@@ -4,8 +4,6 @@ import java.nio.file.Path;
 
 /** What {@link CertDirectory#write} did: the {@code certs} command prints {@link #message()}. */
 public sealed interface WriteResult {
-  Path directory();
-
   String message();
 
   /**

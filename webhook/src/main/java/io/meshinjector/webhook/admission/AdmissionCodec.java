@@ -17,7 +17,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -116,12 +115,6 @@ public final class AdmissionCodec {
     } catch (JsonProcessingException | IllegalArgumentException e) {
       throw new InvalidPod(InvalidPod.Kind.NOT_A_POD, "it does not fit the Pod type");
     }
-  }
-
-  /** The HTTP body of {@code reply}. */
-  public byte[] write(AdmissionReply reply) {
-    Encoded encoded = encode(reply);
-    return Arrays.copyOf(encoded.bytes(), encoded.length());
   }
 
   /**

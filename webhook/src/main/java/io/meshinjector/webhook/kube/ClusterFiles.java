@@ -52,10 +52,6 @@ public final class ClusterFiles {
   }
 
   /** The Nodes, Namespaces and NodeCapabilities of the files, typed as the view wants them. */
-  public static List<HasMetadata> objects(List<Path> files) {
-    return objects(files, LOG::warn);
-  }
-
   private static List<HasMetadata> objects(List<Path> files, Consumer<String> warnings) {
     ObjectMapper mapper = Manifests.json();
     List<HasMetadata> out = new ArrayList<>();

@@ -51,10 +51,6 @@ final class HostRoot {
     this.attributes = attributes;
   }
 
-  Path root() {
-    return root;
-  }
-
   /**
    * A host path after following every link inside the root.
    *

@@ -31,10 +31,6 @@ final class ConnectionCap {
             });
   }
 
-  int open() {
-    return open.get();
-  }
-
   /**
    * On the listener's own event loop, so that the decisions run in order and the last one reads the
    * count after the last change: a stop and a resume computed on two threads at once cannot leave

@@ -134,7 +134,5 @@ class AdmissionCodecTest {
     assertThat(large.path("response").path("uid").asText()).isEqualTo(request.uid());
     assertThat(small.path("kind").asText()).isEqualTo("Status");
     assertThat(small.path("message").asText()).isEqualTo("no");
-    assertThat(wide.write(AdmissionReply.badRequest("no")))
-        .isEqualTo(java.util.Arrays.copyOf(second.bytes(), second.length()));
   }
 }

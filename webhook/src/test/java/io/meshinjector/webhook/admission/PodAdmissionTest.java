@@ -73,8 +73,8 @@ class PodAdmissionTest {
     AdmissionReply reply = service.answer("application/json", RequestBody.of(body));
 
     assertThat(reply.httpStatus()).isEqualTo(500);
-    String answer =
-        new String(new AdmissionCodec(100, 1 << 20).write(reply), StandardCharsets.UTF_8);
+    AdmissionCodec.Encoded encoded = new AdmissionCodec(100, 1 << 20).encode(reply);
+    String answer = new String(encoded.bytes(), 0, encoded.length(), StandardCharsets.UTF_8);
     assertThat(answer).contains(uid).doesNotContain("secret internal detail", "Exception", "at ");
     assertThat(registry.get("mesh_injector_errors").tag("type", "internal").counter().count())
         .isEqualTo(1.0);

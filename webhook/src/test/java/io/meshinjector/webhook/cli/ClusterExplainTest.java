@@ -27,7 +27,6 @@ import io.fabric8.kubernetes.client.dsl.base.CustomResourceDefinitionContext;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.meshinjector.engine.capability.NodeCapabilityStatus;
-import io.meshinjector.webhook.kube.ClusterFiles;
 import io.meshinjector.webhook.manifest.Manifests;
 import io.meshinjector.webhook.support.Cli;
 import io.meshinjector.webhook.support.ClusterFixtures;
@@ -101,9 +100,14 @@ class ClusterExplainTest {
   }
 
   /** Puts the objects of examples/cluster.yaml into the mock server. */
-  void seedTheExampleCluster() {
+  void seedTheExampleCluster() throws java.io.IOException {
     registerNodeCapabilityCrd();
-    for (HasMetadata o : ClusterFiles.objects(List.of(Path.of(CLUSTER)))) {
+    List<HasMetadata> objects;
+    // read by fabric8, not by the code under test: a NodeCapability comes as a generic resource
+    try (var in = java.nio.file.Files.newInputStream(Path.of(CLUSTER))) {
+      objects = client.load(in).items();
+    }
+    for (HasMetadata o : objects) {
       // the example file dates its probe reports far ahead so they never expire offline; a live
       // view takes a report from the future as unknown, so the cluster gets reports made just now
       if (o instanceof GenericKubernetesResource g

@@ -50,10 +50,6 @@ final class ViewChecks {
 
   /** What the replicas report of one source: synced on some of those that answered. */
   record ReplicaReport(int answered, int synced, String note) {
-    static ReplicaReport none(String note) {
-      return new ReplicaReport(0, 0, note);
-    }
-
     String describe() {
       return answered == 0
           ? "the replicas' own view was not read (" + note + ")"
