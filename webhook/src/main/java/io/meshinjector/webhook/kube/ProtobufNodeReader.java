@@ -6,8 +6,6 @@ import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 
 /**
  * Reads a listed Node from the API server's protobuf encoding into what {@link Trimmed#node} keeps,
@@ -29,7 +27,7 @@ final class ProtobufNodeReader {
 
   /** Reads one Node message. */
   static Node read(ProtobufMessage node) throws IOException {
-    Parts parts = new Parts();
+    NodeParts parts = new NodeParts();
     while (node.next()) {
       switch (node.field()) {
         case 1 -> metadata(node.message("metadata"), parts);
@@ -38,33 +36,11 @@ final class ProtobufNodeReader {
         default -> node.skip();
       }
     }
-    return Trimmed.node(
-        parts.name,
-        parts.resourceVersion,
-        parts.labels,
-        parts.spec,
-        parts.taints,
-        parts.unschedulable,
-        parts.info,
-        parts.osImage,
-        parts.kubelet);
-  }
-
-  /** What is kept of a Node, as it is read. */
-  private static final class Parts {
-    String name;
-    String resourceVersion;
-    Map<String, String> labels;
-    boolean spec;
-    List<Taint> taints;
-    Boolean unschedulable;
-    boolean info;
-    String osImage;
-    String kubelet;
+    return parts.trimmed();
   }
 
   /** ObjectMeta: name 1, resourceVersion 6, labels 11 (entries of key 1, value 2). */
-  private static void metadata(ProtobufMessage m, Parts parts) throws IOException {
+  private static void metadata(ProtobufMessage m, NodeParts parts) throws IOException {
     parts.labels = new LinkedHashMap<>();
     while (m.next()) {
       switch (m.field()) {
@@ -89,7 +65,7 @@ final class ProtobufNodeReader {
   }
 
   /** NodeSpec: unschedulable 4, taints 5. */
-  private static void spec(ProtobufMessage m, Parts parts) throws IOException {
+  private static void spec(ProtobufMessage m, NodeParts parts) throws IOException {
     parts.spec = true;
     parts.taints = new ArrayList<>();
     while (m.next()) {
@@ -137,7 +113,7 @@ final class ProtobufNodeReader {
   }
 
   /** NodeStatus: nodeInfo 7 (NodeSystemInfo: osImage 5, kubeletVersion 7). */
-  private static void status(ProtobufMessage m, Parts parts) throws IOException {
+  private static void status(ProtobufMessage m, NodeParts parts) throws IOException {
     while (m.next()) {
       if (m.field() != 7) {
         m.skip();

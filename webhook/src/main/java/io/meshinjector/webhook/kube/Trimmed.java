@@ -36,16 +36,17 @@ public final class Trimmed {
    */
   public static Node node(Node node) {
     NodeSystemInfo info = node.getStatus() == null ? null : node.getStatus().getNodeInfo();
-    return node(
-        node.getMetadata().getName(),
-        node.getMetadata().getResourceVersion(),
-        node.getMetadata().getLabels(),
-        node.getSpec() != null,
-        node.getSpec() == null ? null : taints(node.getSpec().getTaints()),
-        node.getSpec() == null ? null : node.getSpec().getUnschedulable(),
-        info != null,
-        info == null ? null : info.getOsImage(),
-        info == null ? null : info.getKubeletVersion());
+    NodeParts parts = new NodeParts();
+    parts.name = node.getMetadata().getName();
+    parts.resourceVersion = node.getMetadata().getResourceVersion();
+    parts.labels = node.getMetadata().getLabels();
+    parts.spec = node.getSpec() != null;
+    parts.taints = node.getSpec() == null ? null : taints(node.getSpec().getTaints());
+    parts.unschedulable = node.getSpec() == null ? null : node.getSpec().getUnschedulable();
+    parts.info = info != null;
+    parts.osImage = info == null ? null : info.getOsImage();
+    parts.kubelet = info == null ? null : info.getKubeletVersion();
+    return parts.trimmed();
   }
 
   /** Each taint's four fields: a field the API does not define is no one's to read here. */
@@ -59,38 +60,9 @@ public final class Trimmed {
   }
 
   /**
-   * The trimmed Node of these parts: {@link #node(Node)} and {@link TrimmedNodeReader}, which reads
-   * them straight from a list's JSON, both make it here.
-   *
-   * @param spec whether the Node had a spec; {@code taints} and {@code unschedulable} are its
-   * @param info whether it had status.nodeInfo; {@code osImage} and {@code kubelet} are its
-   */
-  static Node node(
-      String name,
-      String resourceVersion,
-      Map<String, String> labels,
-      boolean spec,
-      List<Taint> taints,
-      Boolean unschedulable,
-      boolean info,
-      String osImage,
-      String kubelet) {
-    return assembled(
-        name,
-        resourceVersion,
-        compact(labels),
-        spec,
-        taints,
-        unschedulable,
-        info,
-        shared(osImage),
-        shared(kubelet));
-  }
-
-  /**
    * A trimmed Node made of parts that are already as it keeps them ({@code labels} compact, strings
-   * shared): {@link #node} and {@link CompactNodeStore}, which makes each Node again from what it
-   * holds, both make it here.
+   * shared): {@link NodeParts} and {@link CompactNodeStore}, which makes each Node again from what
+   * it holds, both make it here.
    *
    * <p>Made with the model's setters rather than fabric8's builders: a builder copies each nested
    * object once more on the way, and making 20,000 Nodes that way, twice each as the informer takes
@@ -149,7 +121,7 @@ public final class Trimmed {
   }
 
   /** The JVM's string table: one instance per distinct value, collected when no longer used. */
-  private static String shared(String s) {
+  static String shared(String s) {
     return s == null ? null : s.intern();
   }
 

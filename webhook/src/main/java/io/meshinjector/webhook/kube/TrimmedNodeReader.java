@@ -7,8 +7,6 @@ import io.fabric8.kubernetes.api.model.Taint;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 
 /**
  * Reads a listed Node's JSON straight into what {@link Trimmed#node} keeps, skipping the rest as it
@@ -32,7 +30,7 @@ final class TrimmedNodeReader {
    * @throws IOException naming the field, when a field this keeps has a value of the wrong shape
    */
   static Node read(JsonParser p) throws IOException {
-    Parts parts = new Parts();
+    NodeParts parts = new NodeParts();
     expect(p, p.currentToken(), JsonToken.START_OBJECT, "a Node");
     while (p.nextToken() == JsonToken.FIELD_NAME) {
       String field = p.currentName();
@@ -58,32 +56,10 @@ final class TrimmedNodeReader {
         default -> p.skipChildren();
       }
     }
-    return Trimmed.node(
-        parts.name,
-        parts.resourceVersion,
-        parts.labels,
-        parts.spec,
-        parts.taints,
-        parts.unschedulable,
-        parts.info,
-        parts.osImage,
-        parts.kubelet);
+    return parts.trimmed();
   }
 
-  /** What is kept of a Node, as it is read. */
-  private static final class Parts {
-    String name;
-    String resourceVersion;
-    Map<String, String> labels;
-    boolean spec;
-    List<Taint> taints;
-    Boolean unschedulable;
-    boolean info;
-    String osImage;
-    String kubelet;
-  }
-
-  private static void metadata(JsonParser p, Parts parts) throws IOException {
+  private static void metadata(JsonParser p, NodeParts parts) throws IOException {
     // as fabric8's ObjectMeta starts: no labels field means none, an explicit null means null
     parts.labels = new LinkedHashMap<>();
     while (p.nextToken() == JsonToken.FIELD_NAME) {
@@ -108,7 +84,7 @@ final class TrimmedNodeReader {
     }
   }
 
-  private static void spec(JsonParser p, Parts parts) throws IOException {
+  private static void spec(JsonParser p, NodeParts parts) throws IOException {
     while (p.nextToken() == JsonToken.FIELD_NAME) {
       String field = p.currentName();
       JsonToken value = p.nextToken();
@@ -146,7 +122,7 @@ final class TrimmedNodeReader {
     return taint;
   }
 
-  private static void status(JsonParser p, Parts parts) throws IOException {
+  private static void status(JsonParser p, NodeParts parts) throws IOException {
     while (p.nextToken() == JsonToken.FIELD_NAME) {
       String field = p.currentName();
       JsonToken value = p.nextToken();
