@@ -258,10 +258,9 @@ public final class CompactNodeStore implements ItemStore<Node>, StreamedLister.P
     List<Taint> taints =
         t.taints() == null
             ? null
-            : new ArrayList<>(
-                t.taints().stream()
-                    .map(x -> new Taint(x.getEffect(), x.getKey(), x.getTimeAdded(), x.getValue()))
-                    .toList());
+            : t.taints().stream()
+                .map(x -> new Taint(x.getEffect(), x.getKey(), x.getTimeAdded(), x.getValue()))
+                .collect(java.util.stream.Collectors.toCollection(ArrayList::new));
     return Trimmed.assembled(
         name,
         version(kept),

@@ -80,13 +80,10 @@ final class ProtobufList {
         buffer = new byte[(int) Math.max(length, buffer.length * 2L)];
       }
       in.read(buffer, (int) length);
-      ProtobufMessage message =
-          new ProtobufMessage(
-              buffer, 0, (int) length, key >>> 3 == 1 ? "the list's metadata" : "a list item");
       if (key >>> 3 == 1) {
-        meta = listMeta(message);
+        meta = listMeta(new ProtobufMessage(buffer, 0, (int) length, "the list's metadata"));
       } else {
-        each.accept(reader.read(message));
+        each.accept(reader.read(new ProtobufMessage(buffer, 0, (int) length, "a list item")));
       }
     }
     if (in.position() != end) {
@@ -224,20 +221,13 @@ final class ProtobufList {
     }
 
     private void skipBytes(long count) throws IOException {
-      long skipped = in.skip(count);
-      position += skipped;
-      if (skipped < count) {
-        // skip may stop short of the end: read what it left
-        long rest = count - skipped;
-        while (rest > 0) {
-          byte[] discard = in.readNBytes((int) Math.min(rest, 64 * 1024));
-          if (discard.length == 0) {
-            throw new IOException("the list is cut off, at byte " + position);
-          }
-          rest -= discard.length;
-          position += discard.length;
-        }
+      try {
+        in.skipNBytes(count);
+      } catch (java.io.EOFException e) {
+        throw new IOException(
+            "the list is cut off, in a field of " + count + " bytes at byte " + position);
       }
+      position += count;
     }
   }
 }
