@@ -134,7 +134,7 @@ public final class ServeCommand implements Callable<Integer> {
       }
       KubernetesClient client = ClusterClients.builder().build();
       config = withServerVersion(client, config);
-      cluster =
+      LiveCluster live =
           new LiveCluster(
               client,
               found.get(),
@@ -142,6 +142,8 @@ public final class ServeCommand implements Callable<Integer> {
               clusterSettings,
               podNamespace(),
               LeaderElection.Timing.defaults());
+      live.listNodesNow();
+      cluster = live;
     }
     CertDirectory certs = new CertDirectory(tlsDir);
     List<String> selfSigned =

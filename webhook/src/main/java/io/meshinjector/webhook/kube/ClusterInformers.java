@@ -99,6 +99,7 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
   private final java.util.concurrent.atomic.AtomicLong shed =
       new java.util.concurrent.atomic.AtomicLong();
 
+  private StreamedLister<Node> nodeLister;
   private SharedIndexInformer<Node> nodeInformer;
   private SharedIndexInformer<Namespace> namespaceInformer;
   private volatile boolean synced;
@@ -140,19 +141,35 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
     namespaceListeners.add(listener);
   }
 
+  /**
+   * Asks for the first list of Nodes now, before {@link #start}: at 20,000 Nodes it is 277 MB that
+   * the API server takes seconds to begin sending, and {@code serve} calls this before Spring
+   * starts so the two overlap. Nothing is logged or written until {@link #start}.
+   */
+  public synchronized void listNodesNow() {
+    nodeLister().listNow();
+  }
+
+  private synchronized StreamedLister<Node> nodeLister() {
+    if (nodeLister == null) {
+      nodeLister =
+          lister(
+              client.nodes(),
+              "api/v1/nodes",
+              StreamedList.ItemReader.trimmedNodes(),
+              Trimmed::node,
+              nodeStore);
+    }
+    return nodeLister;
+  }
+
   /** Starts the informers without waiting for them; {@link #synced()} tells when they are. */
   public synchronized void start() {
     nodeInformer =
         informer(
             "nodes",
             true,
-            streamed(
-                client.nodes(),
-                "api/v1/nodes",
-                Node.class,
-                StreamedList.ItemReader.trimmedNodes(),
-                Trimmed::node,
-                nodeStore),
+            new DefaultSharedIndexInformer<>(Node.class, nodeLister(), 0, lists),
             nodeStore,
             null);
     nodeStore.listener(
@@ -264,7 +281,6 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
    *     built on (a fabric8 version that changed that), naming it, rather than reading the cluster
    *     another way
    */
-  @SuppressWarnings("unchecked")
   private <T extends HasMetadata> SharedIndexInformer<T> streamed(
       Object operation,
       String path,
@@ -272,16 +288,23 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
       StreamedList.ItemReader<T> listed,
       UnaryOperator<T> trim,
       StreamedLister.Packer<T> packer) {
+    return new DefaultSharedIndexInformer<T, StreamedLister.Items<T>>(
+        type, lister(operation, path, listed, trim, packer), 0, lists);
+  }
+
+  @SuppressWarnings("unchecked")
+  private <T extends HasMetadata> StreamedLister<T> lister(
+      Object operation,
+      String path,
+      StreamedList.ItemReader<T> listed,
+      UnaryOperator<T> trim,
+      StreamedLister.Packer<T> packer) {
     if (!(operation instanceof ListerWatcher<?, ?> watcher)) {
       throw new IllegalStateException(
           "fabric8's " + operation.getClass().getName() + " is no informer lister");
     }
-    return new DefaultSharedIndexInformer<T, StreamedLister.Items<T>>(
-        type,
-        new StreamedLister<>(
-            client, path, listed, trim, (ListerWatcher<T, ?>) watcher, lists, packer),
-        0,
-        lists);
+    return new StreamedLister<>(
+        client, path, listed, trim, (ListerWatcher<T, ?>) watcher, lists, packer);
   }
 
   private <T extends HasMetadata> SharedIndexInformer<T> informer(

@@ -81,9 +81,20 @@ public final class CompactNodeStore implements ItemStore<Node>, StreamedLister.P
     return Cache.metaNamespaceKeyFunc(node);
   }
 
+  /**
+   * The Node {@link #unpack} made last, and what it was made from. The informer stores each listed
+   * node right after it reads it from the list, so {@link #put} takes the kept form back rather
+   * than work it out again (20,000 times at start, label set and template lookup each).
+   */
+  private record Unpacked(Node node, Kept kept) {}
+
+  private volatile Unpacked lastUnpacked;
+
   @Override
   public Node put(String key, Node node) {
-    Kept previous = items.put(key, keep(node, true));
+    Unpacked last = lastUnpacked;
+    Kept kept = last != null && last.node() == node ? last.kept() : keep(node, true);
+    Kept previous = items.put(key, kept);
     Listener l = listener;
     if (l != null) {
       l.stored(node);
@@ -137,7 +148,9 @@ public final class CompactNodeStore implements ItemStore<Node>, StreamedLister.P
   @Override
   public Node unpack(Object packed) {
     Packed p = (Packed) packed;
-    return node(p.name(), p.kept());
+    Node node = node(p.name(), p.kept());
+    lastUnpacked = new Unpacked(node, p.kept());
+    return node;
   }
 
   /** How many distinct templates the nodes have. */
@@ -252,7 +265,7 @@ public final class CompactNodeStore implements ItemStore<Node>, StreamedLister.P
     if (labels != null && labels.containsValue(NAME)) {
       Map<String, String> out = new HashMap<>(labels);
       out.replaceAll((k, v) -> NAME.equals(v) ? name : v);
-      labels = Map.copyOf(out);
+      labels = java.util.Collections.unmodifiableMap(out);
     }
     // the template's taints are shared by its nodes: each Node gets copies of its own
     List<Taint> taints =

@@ -78,6 +78,9 @@ final class StreamedLister<T extends HasMetadata>
   private final Packer<T> packer;
   private volatile boolean listedOnce;
 
+  /** A first list asked for before the informer started ({@link #listNow}), until it takes it. */
+  private CompletableFuture<Listing<T>> early;
+
   /**
    * @param watcher fabric8's lister for the same resources, for the watches
    * @param executor where the blocking reads run: never the caller, which may be an event loop
@@ -120,42 +123,74 @@ final class StreamedLister<T extends HasMetadata>
     return parser -> trim.apply(bind.read(parser));
   }
 
+  /**
+   * Asks for the first list now, before the informer starts: {@code serve} does so as soon as it
+   * has a client, so that the API server's seconds of work on a large cluster's list, and the read,
+   * overlap Spring's start. The informer's first {@link #submitList} takes it, done or not: a
+   * failure is then the informer's, reported and retried as any other once the logging is set up.
+   */
+  synchronized void listNow() {
+    if (early == null && !listedOnce) {
+      early = CompletableFuture.supplyAsync(() -> list(Map.of()), executor);
+    }
+  }
+
   @Override
   public CompletableFuture<Items<T>> submitList(ListOptions options) {
-    // the first list may be as old as the watch cache; a re-list must not be older than what
-    // the informer has already seen
-    Map<String, String> query = listedOnce ? Map.of("resourceVersion", "") : Map.of();
-    return CompletableFuture.supplyAsync(
-        () -> {
-          List<Object> packed = new ArrayList<>();
-          long start = System.nanoTime();
-          StreamedList.Listed list =
-              StreamedList.forEach(
-                  client, path, query, listed, item -> packed.add(packer.pack(item)));
-          // at start, the time to Ready of a large cluster is mostly this list's
+    CompletableFuture<Listing<T>> first;
+    synchronized (this) {
+      first = early;
+      early = null;
+    }
+    // the first list may be as old as the watch cache; a re-list must not be older than what the
+    // informer has already seen
+    CompletableFuture<Listing<T>> listing =
+        first != null
+            ? first
+            : CompletableFuture.supplyAsync(
+                () -> list(listedOnce ? Map.of("resourceVersion", "") : Map.of()), executor);
+    // on the list's executor: an early list may be done already, and the informer's processing of
+    // it must not run on the thread that called, which is Spring's start
+    return listing.thenApplyAsync(
+        done -> {
+          // logged as the informer takes it: an early list may end before the logging is set up
           LOG.info(
               "listed {}: {} objects, {} MB of {} in {} ms",
               path,
-              list.items(),
-              list.bytes() / 1_000_000,
-              list.encoding(),
-              (System.nanoTime() - start) / 1_000_000);
+              done.listed().items(),
+              done.listed().bytes() / 1_000_000,
+              done.listed().encoding(),
+              done.millis());
           listedOnce = true;
-          return new Items<>(
-              list.metadata(),
-              new java.util.AbstractList<T>() {
-                @Override
-                public T get(int index) {
-                  return packer.unpack(packed.get(index));
-                }
-
-                @Override
-                public int size() {
-                  return packed.size();
-                }
-              });
+          return done.items();
         },
         executor);
+  }
+
+  /** A list read: what the informer receives, and what the log line says of it. */
+  private record Listing<T extends HasMetadata>(
+      Items<T> items, StreamedList.Listed listed, long millis) {}
+
+  private Listing<T> list(Map<String, String> query) {
+    List<Object> packed = new ArrayList<>();
+    long start = System.nanoTime();
+    StreamedList.Listed list =
+        StreamedList.forEach(client, path, query, listed, item -> packed.add(packer.pack(item)));
+    Items<T> items =
+        new Items<>(
+            list.metadata(),
+            new java.util.AbstractList<T>() {
+              @Override
+              public T get(int index) {
+                return packer.unpack(packed.get(index));
+              }
+
+              @Override
+              public int size() {
+                return packed.size();
+              }
+            });
+    return new Listing<>(items, list, (System.nanoTime() - start) / 1_000_000);
   }
 
   @Override

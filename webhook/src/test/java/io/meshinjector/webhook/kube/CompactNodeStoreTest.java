@@ -174,6 +174,22 @@ class CompactNodeStoreTest {
   }
 
   @Test
+  void anUnpackedNodeIsStoredAsItWasAndAnotherNodeAfterItAsItIs() {
+    CompactNodeStore store = new CompactNodeStore();
+    Node listed = Trimmed.node(node(4, "99"));
+    Node unpacked = store.unpack(store.pack(listed));
+    store.put("ip-10-0-4.internal", unpacked);
+    assertThat(store.get("ip-10-0-4.internal")).isEqualTo(listed);
+    // stored right after an unpack, a node that is not the unpacked one is kept from itself
+    Node watched = Trimmed.node(node(5, "100"));
+    store.unpack(store.pack(Trimmed.node(node(6, "101"))));
+    store.put("ip-10-0-5.internal", watched);
+    assertThat(store.get("ip-10-0-5.internal")).isEqualTo(watched);
+    assertThat(store.keySet())
+        .containsExactlyInAnyOrder("ip-10-0-4.internal", "ip-10-0-5.internal");
+  }
+
+  @Test
   void putAndRemoveHandBackThePreviousNode() {
     CompactNodeStore store = new CompactNodeStore();
     Node first = Trimmed.node(node(1, "10"));

@@ -67,6 +67,132 @@ class StreamedListerInformerTest {
         .build();
   }
 
+  @SuppressWarnings("unchecked")
+  private StreamedLister<Node> lister() {
+    return new StreamedLister<>(
+        client,
+        "api/v1/nodes",
+        Node.class,
+        Trimmed::node,
+        (ListerWatcher<Node, ?>) client.nodes(),
+        executor);
+  }
+
+  /**
+   * The lists the server was asked for, in order, once {@code expected} of them have come or {@code
+   * seconds} have passed.
+   */
+  private java.util.List<String> listsAsked(int expected, int seconds) throws InterruptedException {
+    java.util.List<String> lists = new java.util.ArrayList<>();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+    while (lists.size() < expected && System.nanoTime() < deadline) {
+      var request = server.takeRequest(100, TimeUnit.MILLISECONDS);
+      if (request != null && !request.getPath().contains("watch=true")) {
+        lists.add(request.getPath());
+      }
+    }
+    return lists;
+  }
+
+  /** A watch that ends at once: the informer then re-lists from etcd (no resourceVersion). */
+  private void watchFrom(String resourceVersion) {
+    server
+        .expect()
+        .get()
+        .withPath(
+            "/api/v1/nodes?allowWatchBookmarks=true&resourceVersion="
+                + resourceVersion
+                + "&timeoutSeconds=600&watch=true")
+        .andUpgradeToWebSocket()
+        .open()
+        .done()
+        .always();
+    server
+        .expect()
+        .get()
+        .withPath("/api/v1/nodes")
+        .andReturn(200, nodeList(resourceVersion))
+        .always();
+  }
+
+  @Test
+  void aListAskedForEarlyIsTheInformersFirstListAndIsNotAskedForAgain() throws Exception {
+    server
+        .expect()
+        .get()
+        .withPath("/api/v1/nodes?resourceVersion=0")
+        .andReturn(200, nodeList("10", fullNode("a")))
+        .once();
+    watchFrom("10");
+    StreamedLister<Node> lister = lister();
+    lister.listNow();
+    // the list is under way, and done, before the informer exists
+    assertThat(listsAsked(1, 10)).containsExactly("/api/v1/nodes?resourceVersion=0");
+    SharedIndexInformer<Node> informer =
+        new DefaultSharedIndexInformer<Node, StreamedLister.Items<Node>>(
+            Node.class, lister, 0, executor);
+    try {
+      informer.start().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      assertThat(informer.getStore().listKeys()).containsExactly("a");
+      assertThat(informer.getStore().getByKey("a").getStatus().getImages()).isEmpty();
+      // the early list is handed to the informer as its first: no list is asked for again
+      assertThat(listsAsked(1, 2))
+          .as("lists from the watch cache asked for after the early one")
+          .doesNotContain("/api/v1/nodes?resourceVersion=0");
+    } finally {
+      informer.stop();
+    }
+  }
+
+  @Test
+  void anEarlyListThatFailedIsTheInformersFailureToReportAndRetry() throws Exception {
+    server
+        .expect()
+        .get()
+        .withPath("/api/v1/nodes?resourceVersion=0")
+        // not retried by the HTTP client, as a 5xx would be: the chart's RBAC not bound yet
+        .andReturn(
+            403,
+            new StatusBuilder()
+                .withCode(403)
+                .withReason("Forbidden")
+                .withMessage("nodes is forbidden: User cannot list resource \"nodes\"")
+                .build())
+        .once();
+    server
+        .expect()
+        .get()
+        .withPath("/api/v1/nodes?resourceVersion=0")
+        .andReturn(200, nodeList("10", fullNode("a"), fullNode("b")))
+        .once();
+    watchFrom("10");
+    StreamedLister<Node> lister = lister();
+    lister.listNow();
+    assertThat(listsAsked(1, 10)).containsExactly("/api/v1/nodes?resourceVersion=0");
+    SharedIndexInformer<Node> informer =
+        new DefaultSharedIndexInformer<Node, StreamedLister.Items<Node>>(
+            Node.class, lister, 0, executor);
+    // as ClusterInformers does: a failed list is reported and tried again
+    java.util.List<Throwable> reported = new java.util.concurrent.CopyOnWriteArrayList<>();
+    informer.exceptionHandler(
+        (started, failure) -> {
+          reported.add(failure);
+          return true;
+        });
+    try {
+      informer.start();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (informer.getStore().list().size() < 2 && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      assertThat(informer.getStore().listKeys()).containsExactlyInAnyOrder("a", "b");
+      assertThat(reported).singleElement().asString().contains("nodes is forbidden");
+      assertThat(listsAsked(1, 10)).first().isEqualTo("/api/v1/nodes?resourceVersion=0");
+    } finally {
+      informer.stop();
+    }
+  }
+
   @Test
   @SuppressWarnings("unchecked")
   void reListsFromEtcdAfterTheWatchExpiredAndKeepsWhatItFinds() throws Exception {
