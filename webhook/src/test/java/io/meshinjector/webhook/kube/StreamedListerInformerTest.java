@@ -115,22 +115,26 @@ class StreamedListerInformerTest {
         .always();
   }
 
-  @Test
-  void aListAskedForEarlyIsTheInformersFirstListAndIsNotAskedForAgain() throws Exception {
-    server
-        .expect()
-        .get()
-        .withPath("/api/v1/nodes?resourceVersion=0")
-        .andReturn(200, nodeList("10", fullNode("a")))
-        .once();
-    watchFrom("10");
+  /** The first list from the watch cache, once. */
+  private void firstListAnswers(NodeList list) {
+    server.expect().get().withPath("/api/v1/nodes?resourceVersion=0").andReturn(200, list).once();
+  }
+
+  /** A lister whose first list was asked for early and reached the server, and its informer. */
+  private SharedIndexInformer<Node> informerOfAnEarlyList() throws InterruptedException {
     StreamedLister<Node> lister = lister();
     lister.listNow();
-    // the list is under way, and done, before the informer exists
+    // the list is under way before the informer exists
     assertThat(listsAsked(1, 10)).containsExactly("/api/v1/nodes?resourceVersion=0");
-    SharedIndexInformer<Node> informer =
-        new DefaultSharedIndexInformer<Node, StreamedLister.Items<Node>>(
-            Node.class, lister, 0, executor);
+    return new DefaultSharedIndexInformer<Node, StreamedLister.Items<Node>>(
+        Node.class, lister, 0, executor);
+  }
+
+  @Test
+  void aListAskedForEarlyIsTheInformersFirstListAndIsNotAskedForAgain() throws Exception {
+    firstListAnswers(nodeList("10", fullNode("a")));
+    watchFrom("10");
+    SharedIndexInformer<Node> informer = informerOfAnEarlyList();
     try {
       informer.start().toCompletableFuture().get(10, TimeUnit.SECONDS);
       assertThat(informer.getStore().listKeys()).containsExactly("a");
@@ -159,19 +163,9 @@ class StreamedListerInformerTest {
                 .withMessage("nodes is forbidden: User cannot list resource \"nodes\"")
                 .build())
         .once();
-    server
-        .expect()
-        .get()
-        .withPath("/api/v1/nodes?resourceVersion=0")
-        .andReturn(200, nodeList("10", fullNode("a"), fullNode("b")))
-        .once();
+    firstListAnswers(nodeList("10", fullNode("a"), fullNode("b")));
     watchFrom("10");
-    StreamedLister<Node> lister = lister();
-    lister.listNow();
-    assertThat(listsAsked(1, 10)).containsExactly("/api/v1/nodes?resourceVersion=0");
-    SharedIndexInformer<Node> informer =
-        new DefaultSharedIndexInformer<Node, StreamedLister.Items<Node>>(
-            Node.class, lister, 0, executor);
+    SharedIndexInformer<Node> informer = informerOfAnEarlyList();
     // as ClusterInformers does: a failed list is reported and tried again
     java.util.List<Throwable> reported = new java.util.concurrent.CopyOnWriteArrayList<>();
     informer.exceptionHandler(
@@ -200,12 +194,7 @@ class StreamedListerInformerTest {
     for (int i = 0; i < listed.length; i++) {
       listed[i] = fullNode("n" + i);
     }
-    server
-        .expect()
-        .get()
-        .withPath("/api/v1/nodes?resourceVersion=0")
-        .andReturn(200, nodeList("10", listed))
-        .once();
+    firstListAnswers(nodeList("10", listed));
     watchFrom("10");
     CompactNodeStore store = new CompactNodeStore();
     java.util.Set<Node> stored =
@@ -265,14 +254,8 @@ class StreamedListerInformerTest {
   }
 
   @Test
-  @SuppressWarnings("unchecked")
   void reListsFromEtcdAfterTheWatchExpiredAndKeepsWhatItFinds() throws Exception {
-    server
-        .expect()
-        .get()
-        .withPath("/api/v1/nodes?resourceVersion=0")
-        .andReturn(200, nodeList("10", fullNode("a")))
-        .once();
+    firstListAnswers(nodeList("10", fullNode("a")));
     server
         .expect()
         .get()
@@ -310,16 +293,7 @@ class StreamedListerInformerTest {
         .always();
     SharedIndexInformer<Node> informer =
         new DefaultSharedIndexInformer<Node, StreamedLister.Items<Node>>(
-            Node.class,
-            new StreamedLister<>(
-                client,
-                "api/v1/nodes",
-                Node.class,
-                Trimmed::node,
-                (ListerWatcher<Node, ?>) client.nodes(),
-                executor),
-            0,
-            executor);
+            Node.class, lister(), 0, executor);
 
     try {
       informer.start().toCompletableFuture().get(10, TimeUnit.SECONDS);
