@@ -165,13 +165,7 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
 
   /** Starts the informers without waiting for them; {@link #synced()} tells when they are. */
   public synchronized void start() {
-    nodeInformer =
-        informer(
-            "nodes",
-            true,
-            new DefaultSharedIndexInformer<>(Node.class, nodeLister(), 0, lists),
-            nodeStore,
-            null);
+    nodeInformer = informer("nodes", true, streamed(Node.class, nodeLister()), nodeStore, null);
     nodeStore.listener(
         new CompactNodeStore.Listener() {
           @Override
@@ -200,12 +194,13 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
             "namespaces",
             true,
             streamed(
-                client.namespaces(),
-                "api/v1/namespaces",
                 Namespace.class,
-                StreamedLister.bound(Namespace.class, Trimmed::namespace),
-                Trimmed::namespace,
-                StreamedLister.Packer.none()),
+                lister(
+                    client.namespaces(),
+                    "api/v1/namespaces",
+                    StreamedLister.bound(Namespace.class, Trimmed::namespace),
+                    Trimmed::namespace,
+                    StreamedLister.Packer.none())),
             new TrimmingStore<>(UnaryOperator.identity()),
             new Handler<Namespace>() {
               @Override
@@ -273,25 +268,20 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
     ticker.scheduleWithFixedDelay(this::sample, 0, TICK.toMillis(), TimeUnit.MILLISECONDS);
   }
 
+  /** An informer on {@code lister}: its cache and handlers get the objects trimmed. */
+  private <T extends HasMetadata> SharedIndexInformer<T> streamed(
+      Class<T> type, StreamedLister<T> lister) {
+    return new DefaultSharedIndexInformer<T, StreamedLister.Items<T>>(type, lister, 0, lists);
+  }
+
   /**
-   * An informer whose lists are streamed and whose objects, listed or watched, arrive trimmed
-   * ({@link StreamedLister}): its cache and handlers need not trim them again.
+   * A lister whose lists are streamed and whose objects, listed or watched, arrive trimmed ({@link
+   * StreamedLister}).
    *
    * @throws IllegalStateException when fabric8's operation is not the lister its own informers are
    *     built on (a fabric8 version that changed that), naming it, rather than reading the cluster
    *     another way
    */
-  private <T extends HasMetadata> SharedIndexInformer<T> streamed(
-      Object operation,
-      String path,
-      Class<T> type,
-      StreamedList.ItemReader<T> listed,
-      UnaryOperator<T> trim,
-      StreamedLister.Packer<T> packer) {
-    return new DefaultSharedIndexInformer<T, StreamedLister.Items<T>>(
-        type, lister(operation, path, listed, trim, packer), 0, lists);
-  }
-
   @SuppressWarnings("unchecked")
   private <T extends HasMetadata> StreamedLister<T> lister(
       Object operation,
