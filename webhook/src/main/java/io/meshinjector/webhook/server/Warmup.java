@@ -42,8 +42,6 @@ public final class Warmup implements ApplicationRunner {
   private final MeshConfig config;
   private final WarmupSettings settings;
   private final ApplicationAvailability availability;
-  private volatile int done = -1;
-  private volatile ReadinessState readinessAtRun;
 
   public Warmup(
       AdmissionEndpoint endpoint,
@@ -61,28 +59,20 @@ public final class Warmup implements ApplicationRunner {
     if (settings.admissions() == 0) {
       return;
     }
-    readinessAtRun = availability.getReadinessState();
+    // said in the line, so that an operator sees the warm-up ran while /readyz still refused
+    ReadinessState readiness = availability.getReadinessState();
     long start = System.nanoTime();
     try {
-      done = admissions();
+      int patched = admissions();
       LOG.info(
-          "warm-up: {} in-process admissions of an example pod in {} ms, before readiness",
-          done,
-          (System.nanoTime() - start) / 1_000_000);
+          "warm-up: {} in-process admissions of an example pod in {} ms, readiness {}",
+          patched,
+          (System.nanoTime() - start) / 1_000_000,
+          readiness);
     } catch (RuntimeException e) {
       // a warm-up that fails costs speed, never the start
       LOG.warn("warm-up stopped: {}", e.toString());
     }
-  }
-
-  /** The readiness state when the warm-up began: never accepting traffic yet. */
-  public ReadinessState readinessAtRun() {
-    return readinessAtRun;
-  }
-
-  /** Admissions answered with a patch by the last run; -1 before it ran. */
-  public int completed() {
-    return done;
   }
 
   /** Runs the admissions; how many were answered with a patch. */

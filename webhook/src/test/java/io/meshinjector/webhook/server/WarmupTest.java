@@ -14,15 +14,21 @@ import io.meshinjector.webhook.support.Captured;
 import io.meshinjector.webhook.support.InProcessEndpoint;
 import io.meshinjector.webhook.support.Reviews;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.availability.ReadinessState;
@@ -79,27 +85,44 @@ class WarmupTest {
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
   }
 
-  /** Served as {@code serve} runs: the warm-up ran while readiness still refused traffic. */
+  /**
+   * Served as {@code serve} runs: the warm-up's line, as the console shows it, says it ran while
+   * readiness still refused traffic.
+   */
   @Test
   void serveWarmsUpBeforeItIsReady(@TempDir Path tmp) throws Exception {
     Path config = tmp.resolve("config.yaml");
     Files.writeString(config, "webhook:\n  warmup:\n    admissions: 40\n");
     var cli = MeshInjector.commandLine();
-    int code =
-        cli.execute(
-            "serve",
-            "--port=0",
-            "--metrics-port=0",
-            "--tls-dir=" + tmp.resolve("tls"),
-            "--config=" + config,
-            "--cluster=" + Reviews.example("cluster.yaml"));
-    assertThat(code).isZero();
-    ConfigurableApplicationContext context =
-        ((ServeCommand) cli.getSubcommands().get("serve").getCommand()).context();
+    // the console appender writes to whatever System.out is; serve's logging set-up replaces any
+    // appender a test attaches before it, and the line is logged before serve returns
+    PrintStream out = System.out;
+    ByteArrayOutputStream console = new ByteArrayOutputStream();
+    System.setOut(new PrintStream(new Tee(out, console), true, StandardCharsets.UTF_8));
+    ConfigurableApplicationContext context = null;
     try {
-      Warmup warmup = context.getBean(Warmup.class);
-      assertThat(warmup.completed()).isEqualTo(40);
-      assertThat(warmup.readinessAtRun()).isEqualTo(ReadinessState.REFUSING_TRAFFIC);
+      int code =
+          cli.execute(
+              "serve",
+              "--port=0",
+              "--metrics-port=0",
+              "--tls-dir=" + tmp.resolve("tls"),
+              "--config=" + config,
+              "--cluster=" + Reviews.example("cluster.yaml"));
+      assertThat(code).isZero();
+      context = ((ServeCommand) cli.getSubcommands().get("serve").getCommand()).context();
+      Pattern warmedUp =
+          Pattern.compile(
+              "warm-up: 40 in-process admissions of an example pod in \\d+ ms, readiness "
+                  + ReadinessState.REFUSING_TRAFFIC
+                  + "\\R");
+      // the console is written by AsyncConsole's writer, a few milliseconds later
+      long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+      while (!warmedUp.matcher(console.toString(StandardCharsets.UTF_8)).find()
+          && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      assertThat(console.toString(StandardCharsets.UTF_8)).containsPattern(warmedUp);
       ServerPorts ports = context.getBean(ServerPorts.class);
       String metrics =
           HttpClient.newHttpClient()
@@ -113,7 +136,38 @@ class WarmupTest {
       assertThat(metrics)
           .doesNotContainPattern("mesh_injector_admission_seconds_count\\{[^}]*\\} [1-9]");
     } finally {
-      context.close();
+      System.setOut(out);
+      if (context != null) {
+        context.close();
+      }
+    }
+  }
+
+  /** Writes to the console as before and keeps a copy. */
+  private static final class Tee extends OutputStream {
+    private final OutputStream console;
+    private final ByteArrayOutputStream copy;
+
+    Tee(OutputStream console, ByteArrayOutputStream copy) {
+      this.console = console;
+      this.copy = copy;
+    }
+
+    @Override
+    public void write(int b) throws IOException {
+      console.write(b);
+      copy.write(b);
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) throws IOException {
+      console.write(b, off, len);
+      copy.write(b, off, len);
+    }
+
+    @Override
+    public void flush() throws IOException {
+      console.flush();
     }
   }
 }
