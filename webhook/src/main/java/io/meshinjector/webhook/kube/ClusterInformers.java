@@ -455,6 +455,11 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
   }
 
   @Override
+  public double nodeShapes() {
+    return nodeStore.templates();
+  }
+
+  @Override
   public List<String> sourceNames() {
     return SOURCES;
   }

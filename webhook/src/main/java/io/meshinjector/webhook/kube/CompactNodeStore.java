@@ -167,7 +167,10 @@ public final class CompactNodeStore implements ItemStore<Node>, StreamedLister.P
     return node;
   }
 
-  /** How many distinct templates the nodes have. */
+  /**
+   * How many distinct templates the pool holds: those of the nodes, and until the next pruning
+   * those no node has any more.
+   */
   synchronized int templates() {
     return templates.size();
   }

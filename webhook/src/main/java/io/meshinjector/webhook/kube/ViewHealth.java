@@ -44,6 +44,16 @@ public interface ViewHealth {
     return Double.NaN;
   }
 
+  /**
+   * How many node shapes (labels with the node's name taken out, taints, unschedulable, OS image,
+   * kubelet) the view holds for its nodes to share, counting until the next pruning those no node
+   * has any more; NaN when it does not share them (a view from files). Near the node count, the
+   * nodes do not share and each holds its own labels.
+   */
+  default double nodeShapes() {
+    return Double.NaN;
+  }
+
   /** A view from files: complete from the start and never behind. */
   static ViewHealth fixed() {
     return new ViewHealth() {

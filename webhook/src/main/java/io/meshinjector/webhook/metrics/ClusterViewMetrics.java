@@ -11,6 +11,7 @@ public final class ClusterViewMetrics {
   static final String SOURCE_SYNCED = "mesh_injector_cluster_source_synced";
   static final String FITS = "mesh_injector_cluster_view_fits";
   static final String HEAP_USED = "mesh_injector_heap_used_after_gc_ratio";
+  static final String NODE_SHAPES = "mesh_injector_cluster_view_node_shapes";
 
   private ClusterViewMetrics() {}
 
@@ -31,6 +32,14 @@ public final class ClusterViewMetrics {
         .register(registry);
     Gauge.builder(HEAP_USED, health, ViewHealth::heapUsedShare)
         .description("Share of the maximum heap in use after the last collection")
+        .register(registry);
+    // the view's memory per node assumes the nodes of a pool share one shape
+    Gauge.builder(NODE_SHAPES, health, ViewHealth::nodeShapes)
+        .description(
+            "Distinct node shapes (labels but the node's name, taints, unschedulable, OS image,"
+                + " kubelet) the cluster view holds for its nodes to share, and until the next"
+                + " pruning those no node has any more; near the node count, each node holds its"
+                + " own. NaN for a view from files")
         .register(registry);
     for (String source : health.sourceNames()) {
       Gauge.builder(SOURCE_SYNCED, health, h -> h.sourceSynced(source) ? 1 : 0)

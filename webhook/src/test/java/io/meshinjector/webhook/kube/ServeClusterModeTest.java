@@ -141,6 +141,7 @@ class ServeClusterModeTest {
     assertThat(readyz()).as("before the first sync").isEqualTo(503);
     assertThat(metrics()).contains("mesh_injector_cluster_view_synced 0.0");
     assertThat(metrics()).contains("mesh_injector_cluster_view_age_seconds NaN");
+    assertThat(metrics()).contains("mesh_injector_cluster_view_node_shapes 0.0");
 
     server = mockServer(apiPort, "31");
     seed(server.createClient());
@@ -172,6 +173,13 @@ class ServeClusterModeTest {
           return true;
         });
     await("the watches are up", LIMIT, () -> age() < 1.0);
+    // the node as seeded, and as it is once the publisher has added its capability labels: the
+    // pool holds a shape no node has any more until it is next pruned (touches change annotations,
+    // which are not kept, so no shape)
+    await(
+        "the seeded and the labelled node's shapes",
+        LIMIT,
+        () -> metrics().contains("mesh_injector_cluster_view_node_shapes 2.0"));
 
     JsonNode answer = admit();
     assertThat(answer.at("/response/allowed").asBoolean()).isTrue();
