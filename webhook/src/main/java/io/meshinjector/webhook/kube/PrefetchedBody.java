@@ -60,16 +60,6 @@ final class PrefetchedBody extends InputStream implements AsyncBody.Consumer<Lis
     body.consume();
   }
 
-  /** Bytes read ahead and not yet read: for tests. */
-  long queued() {
-    lock.lock();
-    try {
-      return queued;
-    } finally {
-      lock.unlock();
-    }
-  }
-
   /** A chunk, on the event loop: kept, and the next one asked for at once while there is room. */
   @Override
   public void consume(List<ByteBuffer> buffers, AsyncBody from) {
