@@ -73,8 +73,7 @@ public final class CertDirectory {
         return new WriteResult.RefusedValid(out, existing.get());
       }
     }
-    CertificateSet set =
-        new CertificateIssuer(clock).newSet(names, Duration.ofDays(days), keyType).set();
+    CertificateSet set = new CertificateIssuer(clock).newSet(names, Duration.ofDays(days), keyType);
     return dir.write(set, force);
   }
 
@@ -105,7 +104,7 @@ public final class CertDirectory {
     if (existing.isPresent()) {
       return new EnsureResult.Existing(existing.get(), validator().validate(existing.get(), names));
     }
-    CertificateSet set = new CertificateIssuer(clock).newSet(names, validity, keyType).set();
+    CertificateSet set = new CertificateIssuer(clock).newSet(names, validity, keyType);
     writeFiles(set);
     return new EnsureResult.Generated(set);
   }

@@ -146,22 +146,21 @@ public final class CertificateIssuer {
     }
   }
 
-  /** A fresh CA and a serving cert from it, both valid for {@code validity}. */
-  public IssuedSet newSet(SubjectNames names, Duration validity, KeyType keyType) {
+  /**
+   * A fresh CA and a serving cert from it, both valid for {@code validity}. The CA's key is not
+   * kept: such a set is renewed whole, never re-signed.
+   */
+  public CertificateSet newSet(SubjectNames names, Duration validity, KeyType keyType) {
     return newSet(names, validity, validity, keyType);
   }
 
-  public IssuedSet newSet(
+  public CertificateSet newSet(
       SubjectNames names, Duration caValidity, Duration servingValidity, KeyType keyType) {
     CertificateAuthority ca = newAuthority(caValidity, keyType);
     KeyedCertificate serving = issueServing(ca, names, servingValidity, keyType);
-    return new IssuedSet(
-        ca,
-        new CertificateSet(List.of(ca.certificate()), serving.certificate(), serving.privateKey()));
+    return new CertificateSet(
+        List.of(ca.certificate()), serving.certificate(), serving.privateKey());
   }
-
-  /** A newly issued set together with the CA that signed it (whose key the set does not carry). */
-  public record IssuedSet(CertificateAuthority authority, CertificateSet set) {}
 
   private static GeneralNames generalNames(SubjectNames names) {
     List<GeneralName> out = new ArrayList<>();

@@ -14,7 +14,6 @@ class CertificateExpiryTest {
     var cert =
         new CertificateIssuer(clock)
             .newSet(SubjectNames.of(List.of("web")), Duration.ofDays(90), KeyType.EC_P256)
-            .set()
             .certificate();
     var warn = CertificateExpiry.DEFAULT_WARN_BEFORE;
 

@@ -35,17 +35,30 @@ class CertificateIssuerTest {
   @ParameterizedTest
   @EnumSource(KeyType.class)
   void jdkPkixValidatorAcceptsTheChain(KeyType keyType) throws Exception {
-    var issued = issuer.newSet(names, Duration.ofDays(30), keyType);
+    var ca = issuer.newAuthority(Duration.ofDays(30), keyType);
+    var serving = issuer.issueServing(ca, names, Duration.ofDays(30), keyType);
 
-    pkixValidate(issued.set().certificate(), issued.authority().certificate(), clock.instant());
+    pkixValidate(serving.certificate(), ca.certificate(), clock.instant());
+  }
 
-    assertThat(issued.set().caCertificates()).containsExactly(issued.authority().certificate());
+  /** The set's one CA certificate is a CA that signed itself and the set's serving certificate. */
+  @ParameterizedTest
+  @EnumSource(KeyType.class)
+  void aNewSetCarriesTheCaThatSignedItsServingCertificate(KeyType keyType) throws Exception {
+    CertificateSet set = issuer.newSet(names, Duration.ofDays(30), keyType);
+
+    assertThat(set.caCertificates()).hasSize(1);
+    X509Certificate ca = set.caCertificates().get(0);
+    ca.verify(ca.getPublicKey());
+    assertThat(ca.getBasicConstraints()).isZero();
+    assertThat(ca.getSubjectX500Principal()).isEqualTo(set.certificate().getIssuerX500Principal());
+    pkixValidate(set.certificate(), ca, clock.instant());
   }
 
   @Test
   void keySizesFollowTheKeyType() {
-    var ec = issuer.newSet(names, Duration.ofDays(1), KeyType.EC_P256).set().certificate();
-    var rsa = issuer.newSet(names, Duration.ofDays(1), KeyType.RSA_3072).set().certificate();
+    var ec = issuer.newSet(names, Duration.ofDays(1), KeyType.EC_P256).certificate();
+    var rsa = issuer.newSet(names, Duration.ofDays(1), KeyType.RSA_3072).certificate();
     assertThat(((ECPublicKey) ec.getPublicKey()).getParams().getCurve().getField().getFieldSize())
         .isEqualTo(256);
     assertThat(((RSAPublicKey) rsa.getPublicKey()).getModulus().bitLength()).isEqualTo(3072);
@@ -55,16 +68,14 @@ class CertificateIssuerTest {
 
   @Test
   void pkixRejectsTheChainOutsideItsValidityAndUnderAnotherCa() {
-    var issued = issuer.newSet(names, Duration.ofDays(30), KeyType.EC_P256);
+    var ca = issuer.newAuthority(Duration.ofDays(30), KeyType.EC_P256);
     var other = issuer.newAuthority(Duration.ofDays(30), KeyType.EC_P256);
-    X509Certificate serving = issued.set().certificate();
+    X509Certificate serving =
+        issuer.issueServing(ca, names, Duration.ofDays(30), KeyType.EC_P256).certificate();
 
     assertThatThrownBy(
             () ->
-                pkixValidate(
-                    serving,
-                    issued.authority().certificate(),
-                    clock.instant().plus(Duration.ofDays(31))))
+                pkixValidate(serving, ca.certificate(), clock.instant().plus(Duration.ofDays(31))))
         .isInstanceOf(CertPathValidatorException.class);
     assertThatThrownBy(() -> pkixValidate(serving, other.certificate(), clock.instant()))
         .isInstanceOf(CertPathValidatorException.class);
@@ -73,7 +84,7 @@ class CertificateIssuerTest {
   @Test
   void servingCertCarriesTheSansAndServerAuth() throws Exception {
     X509Certificate serving =
-        issuer.newSet(names, Duration.ofDays(30), KeyType.EC_P256).set().certificate();
+        issuer.newSet(names, Duration.ofDays(30), KeyType.EC_P256).certificate();
 
     SubjectNames sans = CertificateValidator.namesOf(serving);
     assertThat(sans.dnsNames())

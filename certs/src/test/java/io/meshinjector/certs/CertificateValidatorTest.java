@@ -16,7 +16,7 @@ class CertificateValidatorTest {
 
   @Test
   void freshSetIsValidAndCoversItsNames() {
-    CertificateSet set = issuer.newSet(names, Duration.ofDays(30), KeyType.EC_P256).set();
+    CertificateSet set = issuer.newSet(names, Duration.ofDays(30), KeyType.EC_P256);
     Validation validation = validator.validate(set, names);
     assertThat(validation.problems()).isEmpty();
     assertThat(validation.isValid()).isTrue();
@@ -24,7 +24,7 @@ class CertificateValidatorTest {
 
   @Test
   void expiredSetIsInvalid() {
-    CertificateSet set = issuer.newSet(names, Duration.ofDays(30), KeyType.EC_P256).set();
+    CertificateSet set = issuer.newSet(names, Duration.ofDays(30), KeyType.EC_P256);
     clock.advance(Duration.ofDays(31));
     assertThat(validator.validate(set, names).problems())
         .anyMatch(p -> p.startsWith("tls.crt expired at"))
@@ -33,8 +33,8 @@ class CertificateValidatorTest {
 
   @Test
   void keyFromAnotherSetIsDetected() {
-    CertificateSet a = issuer.newSet(names, Duration.ofDays(30), KeyType.EC_P256).set();
-    CertificateSet b = issuer.newSet(names, Duration.ofDays(30), KeyType.EC_P256).set();
+    CertificateSet a = issuer.newSet(names, Duration.ofDays(30), KeyType.EC_P256);
+    CertificateSet b = issuer.newSet(names, Duration.ofDays(30), KeyType.EC_P256);
     CertificateSet mixed = new CertificateSet(a.caCertificates(), a.certificate(), b.privateKey());
     assertThat(validator.validate(mixed, names).problems())
         .containsExactly("tls.key does not belong to tls.crt");
@@ -42,8 +42,8 @@ class CertificateValidatorTest {
 
   @Test
   void certFromAnotherCaDoesNotChain() {
-    CertificateSet a = issuer.newSet(names, Duration.ofDays(30), KeyType.EC_P256).set();
-    CertificateSet b = issuer.newSet(names, Duration.ofDays(30), KeyType.EC_P256).set();
+    CertificateSet a = issuer.newSet(names, Duration.ofDays(30), KeyType.EC_P256);
+    CertificateSet b = issuer.newSet(names, Duration.ofDays(30), KeyType.EC_P256);
     CertificateSet mixed = new CertificateSet(b.caCertificates(), a.certificate(), a.privateKey());
     assertThat(validator.validate(mixed, names).isValid()).isFalse();
     assertThat(
@@ -61,7 +61,7 @@ class CertificateValidatorTest {
   @Test
   void missingNamesAreListed() {
     CertificateSet set =
-        issuer.newSet(SubjectNames.of(List.of("web")), Duration.ofDays(30), KeyType.EC_P256).set();
+        issuer.newSet(SubjectNames.of(List.of("web")), Duration.ofDays(30), KeyType.EC_P256);
     Validation validation =
         validator.validate(set, SubjectNames.of(List.of("web", "web.shop", "10.1.2.3")));
     assertThat(validation.problems()).containsExactly("tls.crt does not cover web.shop, 10.1.2.3");
@@ -69,7 +69,7 @@ class CertificateValidatorTest {
 
   @Test
   void withoutCaTheChainIsNotCheckedButNoted() {
-    CertificateSet set = issuer.newSet(names, Duration.ofDays(30), KeyType.EC_P256).set();
+    CertificateSet set = issuer.newSet(names, Duration.ofDays(30), KeyType.EC_P256);
     Validation validation =
         validator.validate(
             new CertificateSet(List.of(), set.certificate(), set.privateKey()), names);
@@ -85,7 +85,6 @@ class CertificateValidatorTest {
                 SubjectNames.of(List.of("web.shop.svc", "*.example.com", "localhost")),
                 Duration.ofDays(1),
                 KeyType.EC_P256)
-            .set()
             .certificate();
     assertThat(CertificateValidator.matchesHost(cert, "WEB.shop.svc.")).isTrue();
     assertThat(CertificateValidator.matchesHost(cert, "a.example.com")).isTrue();

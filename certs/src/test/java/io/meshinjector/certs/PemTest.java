@@ -51,7 +51,7 @@ class PemTest {
   @ParameterizedTest
   @EnumSource(KeyType.class)
   void setRoundTripsThroughPem(KeyType keyType) {
-    CertificateSet set = issuer.newSet(names, Duration.ofDays(1), keyType).set();
+    CertificateSet set = issuer.newSet(names, Duration.ofDays(1), keyType);
 
     CertificateSet back =
         CertificateSet.fromPem(set.caPem(), set.certificatePem(), set.privateKeyPem());

@@ -169,7 +169,7 @@ class RotationPlannerTest {
   @Test
   void aSetWithoutItsCaKeyIsTakenOverByRollover() {
     CertificateSet foreign =
-        new CertificateIssuer(clock).newSet(names, Duration.ofDays(30), KeyType.RSA_2048).set();
+        new CertificateIssuer(clock).newSet(names, Duration.ofDays(30), KeyType.RSA_2048);
     RotationState state = new RotationState(foreign, null);
 
     RotationAction action = planner.plan(state);
