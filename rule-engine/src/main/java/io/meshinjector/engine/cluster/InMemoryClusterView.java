@@ -64,7 +64,9 @@ public final class InMemoryClusterView implements ClusterView {
 
   private final LongSupplier ticker;
   private volatile boolean dirty = true;
-  private volatile NodeIndex index = NodeIndex.empty();
+  // a rebuild clears the dirty mark before it starts, so that a write meanwhile is not lost, and a
+  // concurrent read takes the index before it; that must never be this one, which holds no node
+  private volatile NodeIndex index = NodeIndex.notBuilt();
   // when the last rebuild ended and how long it took, by the ticker (nanoseconds)
   private volatile long rebuiltAt;
   private volatile long rebuildCost;

@@ -114,8 +114,12 @@ public final class NodeIndex {
     return new NodeIndex(entries, validUntil);
   }
 
-  public static NodeIndex empty() {
-    return new NodeIndex(List.of(), Instant.MAX);
+  /**
+   * The index a view holds before its first build: expired for every clock, so that a read waits
+   * for that build rather than decide over no nodes.
+   */
+  static NodeIndex notBuilt() {
+    return new NodeIndex(List.of(), Instant.MIN);
   }
 
   public int size() {
