@@ -129,7 +129,7 @@ public final class ProxyDrift {
    * @param unknown pods whose config digest is not recorded and whose version matches (or is not
    *     recorded either)
    */
-  public record Report(int pods, List<Drifted> drifted, int driftedPods, int unknown, int pinned) {}
+  public record Report(int pods, List<Drifted> drifted, int unknown, int pinned) {}
 
   private ProxyDrift() {}
 
@@ -198,7 +198,6 @@ public final class ProxyDrift {
     Map<String, Map<Workload, Tally>> byNamespace = new TreeMap<>();
     int unknown = 0;
     int pinned = 0;
-    int driftedPods = 0;
     for (DataPlanePod p : pods) {
       String nsPin =
           first(orEmpty(namespaceAnnotations.apply(p.namespace())), baseline.versionPins());
@@ -229,7 +228,6 @@ public final class ProxyDrift {
         }
         continue;
       }
-      driftedPods++;
       Tally t =
           byNamespace
               .computeIfAbsent(
@@ -249,7 +247,7 @@ public final class ProxyDrift {
     }
     List<Drifted> drifted = new ArrayList<>();
     byNamespace.forEach((ns, workloads) -> workloads.forEach((w, t) -> drifted.add(t.done(ns, w))));
-    return new Report(pods.size(), drifted, driftedPods, unknown, pinned);
+    return new Report(pods.size(), drifted, unknown, pinned);
   }
 
   /** The check's lines: one per drifted workload (capped), or one pass. */

@@ -103,7 +103,8 @@ class ProxyDriftTest {
             pod("blog", "ok-1", "ReplicaSet", "ok", linkerd("v2", "sha256:new")),
             pod("blog", "plain", null, null, Map.of()));
     assertThat(r.pods()).isEqualTo(5);
-    assertThat(r.driftedPods()).isEqualTo(4);
+    // the drifted pods, counted through the workloads they are reported under
+    assertThat(r.drifted()).extracting(ProxyDrift.Drifted::pods).containsExactlyInAnyOrder(2, 1, 1);
     List<CheckResult> lines = ProxyDrift.results(r, LINKERD);
     assertThat(lines).extracting(CheckResult::status).containsOnly("warn");
     assertThat(lines)
