@@ -256,10 +256,6 @@ public final class ServeCommand implements Callable<Integer> {
     return code;
   }
 
-  public ConfigurableApplicationContext context() {
-    return context;
-  }
-
   /** A TCP port, so that a wrong one is a command-line error (exit 2) naming the option. */
   static final class PortConverter implements ITypeConverter<Integer> {
     @Override

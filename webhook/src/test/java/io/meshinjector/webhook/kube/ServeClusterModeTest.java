@@ -20,9 +20,9 @@ import io.fabric8.mockwebserver.ServerRequest;
 import io.fabric8.mockwebserver.ServerResponse;
 import io.meshinjector.engine.capability.NodeCapabilityStatus;
 import io.meshinjector.webhook.MeshInjector;
-import io.meshinjector.webhook.cli.ServeCommand;
 import io.meshinjector.webhook.server.ServerPorts;
 import io.meshinjector.webhook.support.Reviews;
+import io.meshinjector.webhook.support.ServedContexts;
 import io.meshinjector.webhook.support.Tls;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -125,7 +125,7 @@ class ServeClusterModeTest {
             cli.execute(
                 "serve", "--port=0", "--metrics-port=0", "--tls-dir=" + tls, "--config=" + config))
         .isZero();
-    context = ((ServeCommand) cli.getSubcommands().get("serve").getCommand()).context();
+    context = ServedContexts.last();
     ServerPorts ports = context.getBean(ServerPorts.class);
     base = URI.create("https://localhost:" + ports.https());
     metrics = URI.create("http://localhost:" + ports.management() + "/metrics");

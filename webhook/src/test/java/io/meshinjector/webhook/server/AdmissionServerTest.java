@@ -11,10 +11,10 @@ import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.cluster.NodeIndex;
 import io.meshinjector.webhook.MeshInjector;
 import io.meshinjector.webhook.admission.PodAdmission;
-import io.meshinjector.webhook.cli.ServeCommand;
 import io.meshinjector.webhook.kube.ClusterConnection;
 import io.meshinjector.webhook.support.Captured;
 import io.meshinjector.webhook.support.Reviews;
+import io.meshinjector.webhook.support.ServedContexts;
 import io.meshinjector.webhook.support.ServedLimits;
 import io.meshinjector.webhook.support.ServerLog;
 import io.meshinjector.webhook.support.Tls;
@@ -101,7 +101,7 @@ class AdmissionServerTest {
                     "--cluster=" + Reviews.example("cluster.yaml"),
                     "--cluster=" + Reviews.testCluster("inject-spellings.yaml")));
     assertThat(code).isZero();
-    context = ((ServeCommand) cli.getSubcommands().get("serve").getCommand()).context();
+    context = ServedContexts.last();
     assertThat(context.getBeansOfType(ClusterView.class)).hasSize(2);
     ServerPorts ports = context.getBean(ServerPorts.class);
     base = URI.create("https://localhost:" + ports.https());

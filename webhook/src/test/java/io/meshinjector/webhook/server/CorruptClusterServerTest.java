@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.meshinjector.webhook.MeshInjector;
-import io.meshinjector.webhook.cli.ServeCommand;
 import io.meshinjector.webhook.support.Reviews;
+import io.meshinjector.webhook.support.ServedContexts;
 import io.meshinjector.webhook.support.Tls;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -44,7 +44,7 @@ class CorruptClusterServerTest {
                 + Path.of("src/test/resources/cluster/corrupt-nodecapabilities.yaml")
                     .toAbsolutePath());
     assertThat(code).as("serve starts despite the corrupt objects").isZero();
-    context = ((ServeCommand) cli.getSubcommands().get("serve").getCommand()).context();
+    context = ServedContexts.last();
     mutate =
         URI.create("https://localhost:" + context.getBean(ServerPorts.class).https() + "/mutate");
     client = Tls.client(tls.resolve("ca.crt"));

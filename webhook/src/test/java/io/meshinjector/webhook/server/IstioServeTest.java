@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.meshinjector.webhook.MeshInjector;
-import io.meshinjector.webhook.cli.ServeCommand;
 import io.meshinjector.webhook.support.Parsson;
 import io.meshinjector.webhook.support.Reviews;
+import io.meshinjector.webhook.support.ServedContexts;
 import io.meshinjector.webhook.support.Tls;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -65,8 +65,7 @@ class IstioServeTest {
             "--config=" + config,
             "--cluster=" + Reviews.example("cluster.yaml"));
     assertThat(code).isZero();
-    ConfigurableApplicationContext ctx =
-        ((ServeCommand) cli.getSubcommands().get("serve").getCommand()).context();
+    ConfigurableApplicationContext ctx = ServedContexts.last();
     ServerPorts ports = ctx.getBean(ServerPorts.class);
     return new Server(
         ctx,

@@ -7,10 +7,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.meshinjector.webhook.MeshInjector;
-import io.meshinjector.webhook.cli.ServeCommand;
 import io.meshinjector.webhook.support.Cli;
 import io.meshinjector.webhook.support.Parsson;
 import io.meshinjector.webhook.support.Reviews;
+import io.meshinjector.webhook.support.ServedContexts;
 import io.meshinjector.webhook.support.Tls;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -55,7 +55,7 @@ class LinkerdAnnotationsServeTest {
         cli.execute(
             "serve", "--port=0", "--metrics-port=0", "--tls-dir=" + tls, "--cluster=" + cluster);
     assertThat(code).isZero();
-    context = ((ServeCommand) cli.getSubcommands().get("serve").getCommand()).context();
+    context = ServedContexts.last();
     mutate =
         URI.create("https://localhost:" + context.getBean(ServerPorts.class).https() + "/mutate");
     client = Tls.client(tls.resolve("ca.crt"));

@@ -7,12 +7,12 @@ import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.webhook.MeshInjector;
 import io.meshinjector.webhook.admission.PodAdmission;
-import io.meshinjector.webhook.cli.ServeCommand;
 import io.meshinjector.webhook.kube.ClusterFiles;
 import io.meshinjector.webhook.settings.WarmupSettings;
 import io.meshinjector.webhook.support.Captured;
 import io.meshinjector.webhook.support.InProcessEndpoint;
 import io.meshinjector.webhook.support.Reviews;
+import io.meshinjector.webhook.support.ServedContexts;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -110,7 +110,7 @@ class WarmupTest {
               "--config=" + config,
               "--cluster=" + Reviews.example("cluster.yaml"));
       assertThat(code).isZero();
-      context = ((ServeCommand) cli.getSubcommands().get("serve").getCommand()).context();
+      context = ServedContexts.last();
       Pattern warmedUp =
           Pattern.compile(
               "warm-up: 40 in-process admissions of an example pod in \\d+ ms, readiness "

@@ -3,7 +3,6 @@ package io.meshinjector.webhook.support;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.meshinjector.webhook.MeshInjector;
-import io.meshinjector.webhook.cli.ServeCommand;
 import io.meshinjector.webhook.server.ServerPorts;
 import java.net.URI;
 import java.nio.file.Files;
@@ -48,8 +47,7 @@ public record Served(ConfigurableApplicationContext context, int https, int mana
     }
     int code = cli.execute(args.toArray(String[]::new));
     assertThat(code).as("serve's exit code").isZero();
-    ConfigurableApplicationContext context =
-        ((ServeCommand) cli.getSubcommands().get("serve").getCommand()).context();
+    ConfigurableApplicationContext context = ServedContexts.last();
     ServerPorts ports = context.getBean(ServerPorts.class);
     return new Served(context, ports.https(), ports.management(), tls.resolve("ca.crt"));
   }

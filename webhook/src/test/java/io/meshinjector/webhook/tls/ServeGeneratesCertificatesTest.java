@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.meshinjector.certs.CertDirectory;
 import io.meshinjector.webhook.MeshInjector;
-import io.meshinjector.webhook.cli.ServeCommand;
 import io.meshinjector.webhook.server.ServerPorts;
 import io.meshinjector.webhook.support.Reviews;
+import io.meshinjector.webhook.support.ServedContexts;
 import io.meshinjector.webhook.support.Tls;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -34,8 +34,7 @@ class ServeGeneratesCertificatesTest {
                 "--tls-dir=" + dir,
                 "--cluster=" + Reviews.example("cluster.yaml")))
         .isZero();
-    ConfigurableApplicationContext context =
-        ((ServeCommand) cli.getSubcommands().get("serve").getCommand()).context();
+    ConfigurableApplicationContext context = ServedContexts.last();
     try {
       ServerPorts ports = context.getBean(ServerPorts.class);
       X509Certificate written = new CertDirectory(dir).read().certificate();

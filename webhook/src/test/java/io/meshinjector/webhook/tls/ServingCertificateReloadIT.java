@@ -10,9 +10,9 @@ import io.meshinjector.certs.KeyedCertificate;
 import io.meshinjector.certs.Pem;
 import io.meshinjector.certs.SubjectNames;
 import io.meshinjector.webhook.MeshInjector;
-import io.meshinjector.webhook.cli.ServeCommand;
 import io.meshinjector.webhook.server.ServerPorts;
 import io.meshinjector.webhook.support.Reviews;
+import io.meshinjector.webhook.support.ServedContexts;
 import io.meshinjector.webhook.support.ServerLog;
 import io.meshinjector.webhook.support.Tls;
 import java.io.ByteArrayOutputStream;
@@ -268,7 +268,7 @@ class ServingCertificateReloadIT {
             "--tls-dir=" + tlsDir,
             "--cluster=" + Reviews.example("cluster.yaml"));
     assertThat(code).isZero();
-    context = ((ServeCommand) cli.getSubcommands().get("serve").getCommand()).context();
+    context = ServedContexts.last();
     // after start-up: Spring's logging set-up would drop an appender attached before it
     serverLog = ServerLog.attach();
     return context.getBean(ServerPorts.class).https();
