@@ -46,6 +46,24 @@ public final class CertificateIssuer {
    */
   public static final Duration BACKDATE = Duration.ofMinutes(5);
 
+  /** How far apart the clocks of two replicas, or of Helm's host and a replica, may be. */
+  static final Duration CLOCK_SKEW = Duration.ofMinutes(1);
+
+  /**
+   * When {@code certificate} was really made, as seen at {@code now}. This issuer backdates
+   * notBefore by {@link #BACKDATE}; Helm's {@code genCA} and {@code genSignedCert}, which make the
+   * chart's first set, do not. A notBefore that, moved forward by the backdate, lies further ahead
+   * of now than two clocks can disagree was not backdated: the certificate was made at its
+   * notBefore. Otherwise it is taken as one of ours (after {@link #BACKDATE} has passed the two
+   * readings cannot be told apart, and a Helm certificate is then taken as made up to that much
+   * later than it was).
+   */
+  public static Instant issuedAt(X509Certificate certificate, Instant now) {
+    Instant notBefore = certificate.getNotBefore().toInstant();
+    Instant backdated = notBefore.plus(BACKDATE);
+    return backdated.isAfter(now.plus(CLOCK_SKEW)) ? notBefore : backdated;
+  }
+
   public static final String CA_NAME_PREFIX = "mesh-injector-ca";
 
   private static final SecureRandom RANDOM = new SecureRandom();

@@ -102,6 +102,27 @@ class CertificateIssuerTest {
   }
 
   @Test
+  void issuedAtReadsTheBackdateOfOurOwnAndNotOfACertificateMadeAtItsNotBefore() {
+    X509Certificate ours = issuer.newAuthority(Duration.ofDays(1), KeyType.EC_P256).certificate();
+    assertThat(CertificateIssuer.issuedAt(ours, clock.instant())).isEqualTo(clock.instant());
+    assertThat(CertificateIssuer.issuedAt(ours, clock.instant().plus(Duration.ofDays(1))))
+        .isEqualTo(clock.instant());
+    // Helm's genCA: notBefore is when it ran; read within the backdate, it cannot be ours
+    Instant helmRan = clock.instant();
+    X509Certificate helms =
+        new CertificateIssuer(new MutableClock(helmRan.plus(CertificateIssuer.BACKDATE)))
+            .newAuthority(Duration.ofDays(1), KeyType.EC_P256)
+            .certificate();
+    assertThat(helms.getNotBefore().toInstant()).isEqualTo(helmRan);
+    assertThat(CertificateIssuer.issuedAt(helms, helmRan)).isEqualTo(helmRan);
+    assertThat(CertificateIssuer.issuedAt(helms, helmRan.plus(Duration.ofMinutes(3))))
+        .isEqualTo(helmRan);
+    // past the backdate less the clocks' skew the two cannot be told apart: taken as ours
+    assertThat(CertificateIssuer.issuedAt(helms, helmRan.plus(Duration.ofMinutes(5))))
+        .isEqualTo(helmRan.plus(CertificateIssuer.BACKDATE));
+  }
+
+  @Test
   void caIsAPathLengthZeroCertSigner() {
     X509Certificate ca = issuer.newAuthority(Duration.ofDays(365), KeyType.EC_P256).certificate();
     assertThat(ca.getBasicConstraints()).isZero();

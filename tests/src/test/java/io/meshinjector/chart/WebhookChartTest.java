@@ -216,11 +216,13 @@ class WebhookChartTest {
     assertThat(policy.overlap()).isEqualTo(Duration.ofMinutes(1));
     assertThat(policy.renewFraction()).isEqualTo(0.5);
     // the leader replaces that day-long first cert as it would a 4-minute one issued with it, 2
-    // minutes before that one's end (issue counted as the project's own certificates are, 5
-    // minutes after a notBefore it backdates; Helm's is not, so 7 minutes after it)
+    // minutes before that one's end: Helm does not backdate, so its issue is its notBefore (read
+    // within the backdate, as a leader reads it right after an install or an upgrade), not 5
+    // minutes later as for the leader's own backdated certificates
     X509Certificate first = state.set().certificate();
-    assertThat(policy.renewAt(first, policy.servingValidity()))
-        .isEqualTo(first.getNotBefore().toInstant().plus(Duration.ofMinutes(7)));
+    java.time.Instant readAt = first.getNotBefore().toInstant().plusSeconds(30);
+    assertThat(policy.renewAt(first, policy.servingValidity(), readAt))
+        .isEqualTo(first.getNotBefore().toInstant().plus(Duration.ofMinutes(2)));
 
     assertThatThrownBy(
             () ->

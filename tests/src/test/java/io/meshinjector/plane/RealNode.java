@@ -126,6 +126,22 @@ public final class RealNode implements AutoCloseable {
     Files.createDirectories(dir);
     netnsBefore.addAll(netns());
     logsBefore.addAll(logs());
+    subnetHolder(
+            HostCommands.check(List.of("ip", "-o", "-4", "addr", "show"), 10),
+            HostCommands.check(List.of("ip", "-o", "-4", "route", "show", "table", "all"), 10))
+        .ifPresent(
+            holder -> {
+              throw new IllegalStateException(
+                  "the real node's subnet "
+                      + SUBNET
+                      + " is already held by "
+                      + holder
+                      + ": the host would have two routes to the pods and to the API server's"
+                      + " advertised "
+                      + GATEWAY
+                      + " (a bridge left by ../shared/kube-api-test/reference/real-node.sh?)."
+                      + " Remove it (ip link delete <interface>) and run again");
+            });
     createBridge();
     containerd.start(BRIDGE, SUBNET);
     containerd.importImage(pauseImage(shared));
@@ -135,6 +151,59 @@ public final class RealNode implements AutoCloseable {
     startKubelet();
     startKubeProxy();
     awaitReady(Duration.ofSeconds(90));
+  }
+
+  /**
+   * The interface other than {@value #BRIDGE} that holds an address in, or a route into, {@value
+   * #SUBNET}, from the lines of {@code ip -o -4 addr show} and {@code ip -o -4 route show table
+   * all}; empty when there is none.
+   */
+  static Optional<String> subnetHolder(String addresses, String routes) {
+    for (String line : addresses.split("\n")) {
+      // 5: rig0    inet 10.244.0.1/24 brd 10.244.0.255 scope global rig0
+      String[] f = line.trim().split("\\s+");
+      if (f.length >= 4 && f[2].equals("inet") && !f[1].equals(BRIDGE) && overlaps(f[3])) {
+        return Optional.of("interface " + f[1] + " (" + f[3] + ")");
+      }
+    }
+    for (String line : routes.split("\n")) {
+      // 10.244.0.0/24 dev rig0 proto kernel scope link src 10.244.0.1
+      String[] f = line.trim().split("\\s+");
+      int dev = java.util.Arrays.asList(f).indexOf("dev");
+      String prefix =
+          f.length > 0 && !f[0].equals("local") && !f[0].equals("broadcast")
+              ? f[0]
+              : (f.length > 1 ? f[1] : "");
+      if (dev > 0 && dev + 1 < f.length && !f[dev + 1].equals(BRIDGE) && overlaps(prefix)) {
+        return Optional.of("interface " + f[dev + 1] + " (route " + prefix + ")");
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Whether the IPv4 prefix {@code cidr} ({@code a.b.c.d/n}, or one address) meets {@value
+   * #SUBNET}.
+   */
+  static boolean overlaps(String cidr) {
+    String[] parts = cidr.split("/");
+    if (!parts[0].matches("\\d+\\.\\d+\\.\\d+\\.\\d+")) {
+      return false;
+    }
+    int length = parts.length > 1 ? Integer.parseInt(parts[1]) : 32;
+    long address = ipv4(parts[0]);
+    long subnet = ipv4(SUBNET.split("/")[0]);
+    int shortest = Math.min(length, Integer.parseInt(SUBNET.split("/")[1]));
+    long mask = shortest == 0 ? 0 : (0xFFFFFFFFL << (32 - shortest)) & 0xFFFFFFFFL;
+    return (address & mask) == (subnet & mask);
+  }
+
+  private static long ipv4(String dotted) {
+    long value = 0;
+    for (String octet : dotted.split("\\.")) {
+      value = (value << 8) | Integer.parseInt(octet);
+    }
+    return value;
   }
 
   private void startKubelet() throws IOException {

@@ -1,33 +1,62 @@
 package io.meshinjector.plane;
 
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * One real control plane for a test class ({@code @RegisterExtension static final RealPlane}).
- * Where the binaries are not beside the clone (a user's clone without {@code ../shared}), every
- * test of the class is skipped with one line saying why.
+ * The run's real control plane ({@link SharedPlane}) for a test class ({@code @RegisterExtension
+ * static final RealPlane}): the class starts only on a plane holding no cluster-wide object of
+ * another class, and everything it made is removed when it ends ({@link ClusterHygiene}). Where the
+ * binaries are not beside the clone (a user's clone without {@code ../shared}), every test of the
+ * class is skipped with one line saying why.
  */
-public final class RealPlane implements BeforeAllCallback, AfterAllCallback {
-  private KubePlane plane;
+public class RealPlane implements BeforeAllCallback, AfterAllCallback {
+  private SharedPlane shared;
+  private String owner;
+  private ClusterHygiene.Snapshot before;
 
   @Override
   public void beforeAll(ExtensionContext context) throws Exception {
-    Optional<Path> shared = KubePlane.sharedBinaries();
-    if (shared.isEmpty()) {
-      String why =
-          "real control plane tests skipped: ../shared/kube-api-test/k8s/"
-              + KubePlane.VERSION
-              + "-linux-amd64 (the Kubernetes binaries) is not beside this clone";
-      System.err.println(context.getDisplayName() + ": " + why);
-      Assumptions.abort(why);
+    Optional<Path> binaries = KubePlane.sharedBinaries();
+    Optional<String> why =
+        binaries.isEmpty()
+            ? Optional.of(
+                "../shared/kube-api-test/k8s/"
+                    + KubePlane.VERSION
+                    + "-linux-amd64 (the Kubernetes binaries) is not beside this clone")
+            : unavailable(binaries.get());
+    if (why.isPresent()) {
+      String line = skipPrefix() + why.get();
+      System.err.println(context.getDisplayName() + ": " + line);
+      Assumptions.abort(line);
     }
-    plane = KubePlane.start(shared.get(), work().resolve("kube-api-test"));
+    shared = SharedPlane.of(context, binaries.get());
+    owner = context.getRequiredTestClass().getSimpleName();
+    started(shared);
+    before =
+        ClusterHygiene.assertClean(
+            admin(), plane().adminKubeconfigFile(), shared.sharedNodes(), owner);
   }
+
+  /** Why this class cannot run here beyond the binaries, or empty. */
+  Optional<String> unavailable(Path binaries) {
+    return Optional.empty();
+  }
+
+  String skipPrefix() {
+    return "real control plane tests skipped: ";
+  }
+
+  /** What the class needs of the run besides the plane, once the plane is up. */
+  void started(SharedPlane shared) throws Exception {}
 
   static Path work() {
     Path root = Path.of(System.getProperty("project.root", "..")).toAbsolutePath().normalize();
@@ -35,18 +64,31 @@ public final class RealPlane implements BeforeAllCallback, AfterAllCallback {
   }
 
   public KubePlane plane() {
-    return plane;
+    return shared.plane();
+  }
+
+  KubernetesClient admin() {
+    return shared.plane().admin();
+  }
+
+  SharedPlane shared() {
+    return shared;
   }
 
   /** A folder of the test class's own, for files and logs. */
-  public Path dir(String name) throws java.io.IOException {
-    return java.nio.file.Files.createDirectories(plane.dir().resolve(name));
+  public Path dir(String name) throws IOException {
+    return Files.createDirectories(plane().dir().resolve(owner).resolve(name));
   }
 
   @Override
   public void afterAll(ExtensionContext context) {
-    if (plane != null) {
-      plane.close();
+    if (before != null) {
+      long start = System.nanoTime();
+      Set<String> sharedNodes = shared.sharedNodes();
+      ClusterHygiene.restore(admin(), plane().adminKubeconfigFile(), before, sharedNodes);
+      System.out.printf(
+          "%s: the shared plane restored in %d ms%n",
+          owner, (System.nanoTime() - start) / 1_000_000);
     }
   }
 }

@@ -197,8 +197,28 @@ public final class Serve implements AutoCloseable {
     process = null;
   }
 
+  /**
+   * SIGKILL, as a crashed or OOM-killed replica ends: no drain, no lease released. A test's
+   * teardown ends its replicas this way, since it reads nothing of their shutdown and a graceful
+   * stop waits out the chart's drain period (15 s by default) for each.
+   */
+  public synchronized void kill() {
+    if (process == null) {
+      return;
+    }
+    process.descendants().forEach(ProcessHandle::destroyForcibly);
+    process.destroyForcibly();
+    try {
+      process.waitFor(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    process = null;
+  }
+
+  /** Teardown: {@link #kill}. */
   @Override
   public void close() {
-    stop();
+    kill();
   }
 }

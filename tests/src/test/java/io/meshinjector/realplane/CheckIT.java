@@ -90,7 +90,7 @@ class CheckIT {
   @AfterAll
   static void stop() {
     if (serve != null) {
-      serve.stop();
+      serve.close();
     }
   }
 

@@ -13,8 +13,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The Istio flavour on an empty cluster without {@code istio-system}: a plane of its own, since the
- * NodeCapability CRD is cluster-scoped and belongs to one release at a time.
+ * The Istio flavour on an empty cluster without {@code istio-system}: the run's shared plane, on
+ * which no other release holds the cluster-scoped NodeCapability CRD while this class runs ({@code
+ * ClusterHygiene}).
  */
 class IstioInstallIT {
   @RegisterExtension static final RealPlane PLANE = new RealPlane();

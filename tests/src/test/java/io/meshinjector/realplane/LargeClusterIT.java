@@ -10,6 +10,7 @@ import io.meshinjector.plane.RealPlane;
 import io.meshinjector.plane.RealisticNodes;
 import io.meshinjector.plane.Release;
 import io.meshinjector.plane.Serve;
+import io.meshinjector.plane.Soak;
 import io.meshinjector.plane.Tls;
 import io.meshinjector.plane.Workloads;
 import java.io.IOException;
@@ -35,10 +36,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * A large cluster of realistic Nodes ({@link RealisticNodes}) against the launcher's default heap
  * outside a container (96 MiB), which does not hold a whole list of them as one body: serve and the
- * CLI read each list as one streamed response, an object at a time. In CI: 2,000 Nodes. As a
- * benchmark: {@code -Dlarge.nodes=5000} (or 10000), with {@code -Dlarge.heaps=limit=384Mi} for the
- * heap the chart's default 384 Mi limit gives; each run prints one line of figures
- * (docs/operations.md).
+ * CLI read each list as one streamed response, an object at a time. As a benchmark: {@code
+ * -Dlarge.nodes=5000} (or 10000), with {@code -Dlarge.heaps=limit=384Mi} for the heap the chart's
+ * default 384 Mi limit gives; each run prints one line of figures (docs/operations.md). The default
+ * suite runs it at 500 Nodes, the soak profile ({@code -Psoak}) at 2,000, both with the node churn.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class LargeClusterIT {
@@ -49,7 +50,8 @@ class LargeClusterIT {
    * runs on the same plane (creating 30,000 Nodes is most of a run); the CLI tests run at the last.
    */
   static final List<Integer> SIZES =
-      java.util.Arrays.stream(System.getProperty("large.nodes", "2000").split(","))
+      java.util.Arrays.stream(
+              System.getProperty("large.nodes", String.valueOf(Soak.count(500, 2000))).split(","))
           .map(String::strip)
           .map(Integer::valueOf)
           .toList();

@@ -101,7 +101,7 @@ class ReinvocationIT {
       second.close();
     }
     if (serve != null) {
-      serve.stop();
+      serve.close();
     }
   }
 

@@ -34,7 +34,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * Two replicas behind one address (HAProxy, checking {@code /readyz} as a Service's endpoints
  * follow readiness): the label writer's lease passes to the survivor, and a {@code helm upgrade}
- * rolled out replica by replica while pods are created without pause fails no creation.
+ * rolled out replica by replica while pods are created at a steady 25 a second fails no creation.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ReplicasIT {
@@ -79,7 +79,7 @@ class ReplicasIT {
 
   @AfterAll
   static void stop() {
-    replicas.forEach(Serve::stop);
+    replicas.forEach(Serve::close);
     if (balancer != null) {
       balancer.close();
     }
@@ -114,6 +114,11 @@ class ReplicasIT {
     }
   }
 
+  /** The pod creations during the upgrade: at this rate, at most this many (4 minutes of them). */
+  static final int PODS_PER_SECOND = 25;
+
+  static final int MAX_PODS = PODS_PER_SECOND * 240;
+
   @Test
   @Order(2)
   void anUpgradeRolledOutReplicaByReplicaFailsNoPodCreation() throws Exception {
@@ -123,8 +128,15 @@ class ReplicasIT {
     Thread creator =
         new Thread(
             () -> {
-              long deadline = System.nanoTime() + Duration.ofMinutes(4).toNanos();
-              for (int i = 0; creating.get() && i < 3000 && System.nanoTime() < deadline; i++) {
+              long start = System.nanoTime();
+              long deadline = start + Duration.ofMinutes(4).toNanos();
+              for (int i = 0; creating.get() && i < MAX_PODS && System.nanoTime() < deadline; i++) {
+                // paced: the count depends on how long the rollout takes, never on how fast the
+                // API server answers, so the bound cannot run out before the rollout ends
+                long wait = start + i * 1_000_000_000L / PODS_PER_SECOND - System.nanoTime();
+                if (wait > 0) {
+                  java.util.concurrent.locks.LockSupport.parkNanos(wait);
+                }
                 try {
                   admin
                       .pods()

@@ -52,14 +52,15 @@ public final class RotationPlanner {
       return new RotationAction.RenewServing(servingProblem);
     }
 
-    Instant caRenewAt = policy.renewAt(signer.certificate(), policy.caValidity());
+    Instant caRenewAt = policy.renewAt(signer.certificate(), policy.caValidity(), now);
     if (!now.isBefore(caRenewAt)) {
       return new RotationAction.RolloverCa(
           "CA " + subject(signer.certificate()) + " passed its renewal time " + caRenewAt);
     }
 
     if (CertificateValidator.chainProblem(serving, List.of(signer.certificate()), now) != null) {
-      Instant published = issuedAt(signer.certificate()).plus(policy.overlap());
+      Instant published =
+          CertificateIssuer.issuedAt(signer.certificate(), now).plus(policy.overlap());
       if (now.isBefore(published)) {
         return new RotationAction.Keep(
             "new CA " + subject(signer.certificate()) + " reaches clients before it is used",
@@ -76,13 +77,13 @@ public final class RotationPlanner {
           "serving cert does not cover " + String.join(", ", missing));
     }
 
-    Instant servingRenewAt = policy.renewAt(serving, policy.servingValidity());
+    Instant servingRenewAt = policy.renewAt(serving, policy.servingValidity(), now);
     if (!now.isBefore(servingRenewAt)) {
       return new RotationAction.RenewServing(
           "serving cert passed its renewal time " + servingRenewAt);
     }
 
-    Instant retireAt = issuedAt(serving).plus(policy.overlap());
+    Instant retireAt = CertificateIssuer.issuedAt(serving, now).plus(policy.overlap());
     List<X509Certificate> retired = new ArrayList<>();
     for (X509Certificate ca : bundle) {
       if (ca.equals(signer.certificate())) {
@@ -202,11 +203,6 @@ public final class RotationPlanner {
       return "signing CA expired at " + signer.certificate().getNotAfter().toInstant();
     }
     return null;
-  }
-
-  /** When a cert was really made: its notBefore is backdated by the issuer. */
-  private static Instant issuedAt(X509Certificate certificate) {
-    return certificate.getNotBefore().toInstant().plus(CertificateIssuer.BACKDATE);
   }
 
   private static List<X509Certificate> unexpired(List<X509Certificate> cas, Instant now) {

@@ -72,12 +72,13 @@ public record RotationPolicy(
    * that lives longer than {@code validity} now (the chart's first set, whose lifetime Helm counts
    * in whole days, or one made before an operator shortened the lifetimes) ends, for this purpose,
    * where one issued at the same time under {@code validity} would: it is replaced on the
-   * configured schedule, not on its own.
+   * configured schedule, not on its own. When it was issued is read at {@code now} ({@link
+   * CertificateIssuer#issuedAt}): Helm's first set is not backdated, and counting it as if it were
+   * put its renewal five minutes late.
    */
-  public Instant renewAt(X509Certificate certificate, Duration validity) {
+  public Instant renewAt(X509Certificate certificate, Duration validity, Instant now) {
     Instant notAfter = certificate.getNotAfter().toInstant();
-    Instant configuredEnd =
-        certificate.getNotBefore().toInstant().plus(CertificateIssuer.BACKDATE).plus(validity);
+    Instant configuredEnd = CertificateIssuer.issuedAt(certificate, now).plus(validity);
     Instant end = configuredEnd.isBefore(notAfter) ? configuredEnd : notAfter;
     return end.minus(scale(validity, 1 - renewFraction));
   }

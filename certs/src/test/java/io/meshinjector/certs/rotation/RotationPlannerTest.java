@@ -43,14 +43,15 @@ class RotationPlannerTest {
     assertThat(new CertificateValidator(clock).validate(state.set(), names).isValid()).isTrue();
     assertThat(state.caBundle()).containsExactly(state.signer().certificate());
     assertThat(outcome.next().reviewAt())
-        .isEqualTo(policy.renewAt(state.set().certificate(), policy.servingValidity()));
+        .isEqualTo(
+            policy.renewAt(state.set().certificate(), policy.servingValidity(), clock.instant()));
   }
 
   @Test
   void servingCertIsKeptBeforeTwoThirdsAndRenewedFromThen() {
     RotationState state = planner.reconcile(RotationState.empty()).state();
     X509Certificate serving = state.set().certificate();
-    Instant renewAt = policy.renewAt(serving, policy.servingValidity());
+    Instant renewAt = policy.renewAt(serving, policy.servingValidity(), clock.instant());
     // two thirds of the 30 days after it was issued (its notBefore is backdated)
     Instant issued = serving.getNotBefore().toInstant().plus(CertificateIssuer.BACKDATE);
     assertThat(Duration.between(issued, renewAt)).isEqualTo(Duration.ofDays(20));
@@ -71,6 +72,37 @@ class RotationPlannerTest {
     assertThat(planner.plan(renewed)).isInstanceOf(RotationAction.Keep.class);
   }
 
+  /**
+   * Helm's {@code genSignedCert} sets notBefore to the moment it runs, with no backdate: the
+   * chart's first set must be renewed on the configured schedule from that moment, not five minutes
+   * later as if it had been backdated like the leader's own.
+   */
+  @Test
+  void theChartsFirstSetWhichHelmDoesNotBackdateIsRenewedOnTheConfiguredSchedule() {
+    Instant made = clock.instant();
+    // an issuer whose clock is one backdate ahead writes notBefore = made, as Helm does
+    MutableClock helmClock = new MutableClock(made.plus(CertificateIssuer.BACKDATE));
+    RotationState helmSet =
+        new RotationPlanner(helmClock, policy, names).reconcile(RotationState.empty()).state();
+    assertThat(helmSet.set().certificate().getNotBefore().toInstant()).isEqualTo(made);
+    RotationPolicy minutes =
+        new RotationPolicy(
+            Duration.ofHours(2),
+            Duration.ofMinutes(3),
+            1.0 / 3,
+            Duration.ofMinutes(1),
+            KeyType.EC_P256);
+    RotationPlanner shortLived = new RotationPlanner(clock, minutes, names);
+
+    // three minutes' lifetime renewed two minutes before its end: one minute after it was made
+    assertThat(minutes.renewAt(helmSet.set().certificate(), minutes.servingValidity(), made))
+        .isEqualTo(made.plus(Duration.ofMinutes(1)));
+    clock.set(made.plus(Duration.ofMinutes(1)).minusSeconds(1));
+    assertThat(shortLived.plan(helmSet)).isInstanceOf(RotationAction.Keep.class);
+    clock.set(made.plus(Duration.ofMinutes(1)).plusSeconds(30));
+    assertThat(shortLived.plan(helmSet)).isInstanceOf(RotationAction.RenewServing.class);
+  }
+
   @Test
   void aSetLongerLivedThanTheConfiguredLifetimesIsRenewedOnTheConfiguredSchedule() {
     // the chart's first set lasts whole days (Helm counts days); the operator asked for minutes
@@ -85,7 +117,9 @@ class RotationPlannerTest {
     RotationPlanner shortLived = new RotationPlanner(clock, minutes, names);
     // issued at the clock's time (its notBefore is backdated): due 2 minutes later
     Instant issued = clock.instant();
-    assertThat(minutes.renewAt(dayLong.set().certificate(), minutes.servingValidity()))
+    assertThat(
+            minutes.renewAt(
+                dayLong.set().certificate(), minutes.servingValidity(), clock.instant()))
         .isEqualTo(issued.plus(Duration.ofMinutes(2)));
 
     clock.set(issued.plus(Duration.ofMinutes(2)).minusSeconds(1));
@@ -97,11 +131,13 @@ class RotationPlannerTest {
     assertThat(renewed.set().notAfter()).isEqualTo(clock.instant().plus(Duration.ofMinutes(4)));
     // the renewed one settles: due 2 minutes after its own issue, not at once (the backdate)
     assertThat(shortLived.plan(renewed)).isInstanceOf(RotationAction.Keep.class);
-    assertThat(minutes.renewAt(renewed.set().certificate(), minutes.servingValidity()))
+    assertThat(
+            minutes.renewAt(
+                renewed.set().certificate(), minutes.servingValidity(), clock.instant()))
         .isEqualTo(clock.instant().plus(Duration.ofMinutes(2)));
     // the 300-day CA is due at half of the configured 2 hours, not at half of its own lifetime
     X509Certificate ca = renewed.signer().certificate();
-    assertThat(minutes.renewAt(ca, minutes.caValidity()))
+    assertThat(minutes.renewAt(ca, minutes.caValidity(), clock.instant()))
         .isEqualTo(
             ca.getNotBefore()
                 .toInstant()
@@ -114,10 +150,11 @@ class RotationPlannerTest {
     RotationState state = planner.reconcile(RotationState.empty()).state();
     X509Certificate oldCa = state.signer().certificate();
     // keep the serving cert fresh up to the CA's renewal time, as the loop would
-    clock.set(policy.renewAt(oldCa, policy.caValidity()).minus(Duration.ofDays(1)));
+    clock.set(
+        policy.renewAt(oldCa, policy.caValidity(), clock.instant()).minus(Duration.ofDays(1)));
     state = planner.apply(planner.plan(state), state);
     X509Certificate oldServing = state.set().certificate();
-    clock.set(policy.renewAt(oldCa, policy.caValidity()));
+    clock.set(policy.renewAt(oldCa, policy.caValidity(), clock.instant()));
 
     // 1. a new CA joins the bundle; the serving cert stays
     RotationAction rollover = planner.plan(state);
@@ -346,7 +383,7 @@ class RotationPlannerTest {
   @Test
   void stateSurvivesTheSecretDataFormWithTwoCas() {
     RotationState state = planner.reconcile(RotationState.empty()).state();
-    clock.set(policy.renewAt(state.signer().certificate(), policy.caValidity()));
+    clock.set(policy.renewAt(state.signer().certificate(), policy.caValidity(), clock.instant()));
     state = planner.reconcile(state).state();
     assertThat(state.caBundle()).hasSize(2);
 

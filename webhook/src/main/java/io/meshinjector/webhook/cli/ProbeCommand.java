@@ -133,6 +133,15 @@ public final class ProbeCommand implements Callable<Integer> {
   Duration repairBackoff;
 
   @Option(
+      names = "--repair-resync",
+      defaultValue = "20s",
+      converter = DurationConverter.class,
+      description =
+          "How often the repair looks again at every pod of this node whose status did not change"
+              + " (a rate-limited or backed-off one) (default: ${DEFAULT-VALUE}).")
+  Duration repairResync;
+
+  @Option(
       names = "--metrics-port",
       defaultValue = "-1",
       description =
@@ -187,6 +196,9 @@ public final class ProbeCommand implements Callable<Integer> {
     RepairSettings repairSettings;
     try {
       repairSettings = new RepairSettings(repair, repairPerMinute, repairBackoff);
+      if (repairResync.isNegative() || repairResync.isZero()) {
+        throw new IllegalArgumentException("--repair-resync must be positive, not " + repairResync);
+      }
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }
@@ -235,7 +247,9 @@ public final class ProbeCommand implements Callable<Integer> {
         metrics != null
             ? metrics.registry()
             : new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
-    return new PodRepair(client, node, settings, new RepairMetrics(registry), clock, err).start();
+    return new PodRepair(
+            client, node, settings, new RepairMetrics(registry), clock, err, repairResync)
+        .start();
   }
 
   /** {@code off|report|repair}. */

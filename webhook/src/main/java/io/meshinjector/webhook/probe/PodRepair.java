@@ -42,18 +42,19 @@ public final class PodRepair implements AutoCloseable {
   /** The Event's reporting component. */
   public static final String COMPONENT = "mesh-injector-repair";
 
-  /**
-   * How often the informer hands every cached pod back: a rate-limited or backed-off pod whose
-   * status does not change is looked at again within this long.
-   */
-  static final Duration RESYNC = Duration.ofSeconds(20);
-
   private final KubernetesClient client;
   private final String node;
   private final RepairSettings settings;
   private final RepairMetrics metrics;
   private final Clock clock;
   private final PrintWriter log;
+
+  /**
+   * How often the informer hands every cached pod back: a rate-limited or backed-off pod whose
+   * status does not change is looked at again within this long ({@code --repair-resync}).
+   */
+  private final Duration resync;
+
   private final AtomicLong received = new AtomicLong();
   private RepairLedger ledger = RepairLedger.empty();
   private SharedIndexInformer<Pod> informer;
@@ -64,13 +65,18 @@ public final class PodRepair implements AutoCloseable {
       RepairSettings settings,
       RepairMetrics metrics,
       Clock clock,
-      PrintWriter log) {
+      PrintWriter log,
+      Duration resync) {
     this.client = Objects.requireNonNull(client, "client");
     this.node = Objects.requireNonNull(node, "node");
     this.settings = Objects.requireNonNull(settings, "settings");
     this.metrics = Objects.requireNonNull(metrics, "metrics");
     this.clock = Objects.requireNonNull(clock, "clock");
     this.log = Objects.requireNonNull(log, "log");
+    this.resync = Objects.requireNonNull(resync, "resync");
+    if (resync.isNegative() || resync.isZero()) {
+      throw new IllegalArgumentException("the repair's resync must be positive, not " + resync);
+    }
   }
 
   /** Starts the watch of this node's pods; returns at once (the informer syncs in background). */
@@ -80,7 +86,7 @@ public final class PodRepair implements AutoCloseable {
             .pods()
             .inAnyNamespace()
             .withField("spec.nodeName", node)
-            .runnableInformer(RESYNC.toMillis());
+            .runnableInformer(resync.toMillis());
     informer.addEventHandler(
         new ResourceEventHandler<>() {
           @Override

@@ -240,6 +240,28 @@ class ProbeCommandTest {
         .isEmpty();
   }
 
+  @Test
+  void aRepairResyncOfZeroIsRefusedBeforeAnythingRuns() {
+    int code =
+        run(
+            d -> false,
+            "--node",
+            "rhel-1",
+            "--host-root",
+            host.toString(),
+            "--repair",
+            "report",
+            "--repair-resync",
+            "0s",
+            "--interval",
+            "0");
+
+    assertThat(code).isEqualTo(2);
+    assertThat(err.toString()).contains("--repair-resync must be positive, not PT0S");
+    assertThat(client.genericKubernetesResources(NodeCapabilityResource.CONTEXT).list().getItems())
+        .isEmpty();
+  }
+
   @ParameterizedTest
   @CsvSource({
     "30s,PT30S",
