@@ -62,7 +62,7 @@ class ReplicasIT {
     FakeNodes.create(
         admin, "rhel-2", FakeNodes.Shape.of(FakeNodes.RHEL8, "v1.32.6", Map.of("pool", "rhel")));
     balancerPort = KubePlane.freePort();
-    release = Release.install(plane, "mi", NS, Release.urlValue(balancerPort));
+    release = Release.install(plane, "mi", NS, values());
     List<Integer> ports = new ArrayList<>();
     for (int i = 0; i < 2; i++) {
       Path dir = PLANE.dir("r" + i);
@@ -75,6 +75,20 @@ class ReplicasIT {
     balancer = new LoadBalancer(haproxy, PLANE.dir("lb"), balancerPort, ports);
     Workloads.namespace(admin, "shop", Map.of("inject", "enabled"), Map.of());
     Workloads.awaitInjectionLabel(admin, "shop", Duration.ofSeconds(20));
+  }
+
+  /**
+   * The replicas reached through the balancer, with a one-second readiness probe: the chart then
+   * sets the drain after SIGTERM to 6 s (the probe's period times its failures, plus 5 s) instead
+   * of 15 s. HAProxy checks {@code /readyz} every 250 ms here, so it leaves a draining replica well
+   * within that, as the kubelet and kube-proxy would within the chart's default.
+   */
+  static Map<String, Object> values() {
+    Map<String, Object> values = new java.util.HashMap<>(Release.urlValue(balancerPort));
+    values.put("probes.readiness.periodSeconds", 1);
+    values.put("probes.readiness.failureThreshold", 1);
+    values.put("probes.readiness.timeoutSeconds", 1);
+    return values;
   }
 
   @AfterAll
@@ -155,7 +169,7 @@ class ReplicasIT {
     creator.start();
     try {
       Await.until("pods being created", Duration.ofSeconds(30), () -> created.get() >= 10);
-      Map<String, Object> values = new java.util.HashMap<>(Release.urlValue(balancerPort));
+      Map<String, Object> values = new java.util.HashMap<>(values());
       values.put("config.proxy.logFormat", "json");
       release.upgrade(values);
       for (Serve serve : replicas) {
