@@ -32,7 +32,8 @@ public final class ClusterHygiene {
   static final List<String> OUR_PREFIXES =
       List.of("capability.mesh-injector.io/", "mesh-injector.io/");
 
-  static final ResourceDefinitionContext NODE_CAPABILITY =
+  /** The NodeCapability CRD's objects, for the fabric8 client's generic resources. */
+  public static final ResourceDefinitionContext NODE_CAPABILITY =
       new ResourceDefinitionContext.Builder()
           .withGroup("mesh-injector.io")
           .withVersion("v1alpha1")

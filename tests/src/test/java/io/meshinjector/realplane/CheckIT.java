@@ -1,5 +1,6 @@
 package io.meshinjector.realplane;
 
+import static io.meshinjector.plane.ClusterHygiene.NODE_CAPABILITY;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -18,7 +19,6 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.meshinjector.engine.capability.CapabilityKey;
 import io.meshinjector.engine.capability.NodeCapabilityStatus;
 import io.meshinjector.engine.capability.Verdict;
@@ -60,14 +60,6 @@ class CheckIT {
   static final String NS = "mesh-injector";
   static final String LABEL = "capability.mesh-injector.io/";
   static final ObjectMapper JSON = new ObjectMapper();
-  static final ResourceDefinitionContext NODE_CAPABILITY =
-      new ResourceDefinitionContext.Builder()
-          .withGroup("mesh-injector.io")
-          .withVersion("v1alpha1")
-          .withKind("NodeCapability")
-          .withPlural("nodecapabilities")
-          .withNamespaced(false)
-          .build();
 
   static Serve serve;
   static Release release;

@@ -1,5 +1,6 @@
 package io.meshinjector.realplane;
 
+import static io.meshinjector.plane.ClusterHygiene.NODE_CAPABILITY;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -8,7 +9,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodSpecBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.meshinjector.plane.Cli;
 import io.meshinjector.plane.FakeNodes;
 import io.meshinjector.plane.KubePlane;
@@ -34,14 +34,6 @@ class ProbeIT {
   @RegisterExtension static final RealPlane PLANE = new RealPlane();
 
   static final String NS = "mesh-injector";
-  static final ResourceDefinitionContext NODE_CAPABILITY =
-      new ResourceDefinitionContext.Builder()
-          .withGroup("mesh-injector.io")
-          .withVersion("v1alpha1")
-          .withKind("NodeCapability")
-          .withPlural("nodecapabilities")
-          .withNamespaced(false)
-          .build();
 
   static Release release;
   static Path probeKubeconfig;

@@ -1,5 +1,6 @@
 package io.meshinjector.realplane;
 
+import static io.meshinjector.plane.ClusterHygiene.NODE_CAPABILITY;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Container;
@@ -10,7 +11,6 @@ import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhook;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.meshinjector.certs.CertificateIssuer;
 import io.meshinjector.certs.Pem;
 import io.meshinjector.plane.Await;
@@ -545,15 +545,6 @@ class RealNodeIT {
             .getHolderIdentity();
     assertThat(names(webhookPods())).anyMatch(pod -> holder.startsWith(pod));
   }
-
-  static final ResourceDefinitionContext NODE_CAPABILITY =
-      new ResourceDefinitionContext.Builder()
-          .withGroup("mesh-injector.io")
-          .withVersion("v1alpha1")
-          .withKind("NodeCapability")
-          .withPlural("nodecapabilities")
-          .withNamespaced(false)
-          .build();
 
   @SuppressWarnings("unchecked")
   static Map<String, Object> capabilityStatus() {

@@ -218,8 +218,15 @@ class ProbeCommandTest {
         .contains("repair mode 'fix' is not one of off, report, repair");
   }
 
-  @Test
-  void aRepairRateBelowOneIsRefusedBeforeAnythingRuns() {
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "--repair-per-minute | 0  | at least 1, not 0",
+        "--repair-resync     | 0s | --repair-resync must be positive, not PT0S"
+      })
+  void aRepairSettingOutOfRangeIsRefusedBeforeAnythingRuns(
+      String option, String value, String message) {
     int code =
         run(
             d -> false,
@@ -229,35 +236,13 @@ class ProbeCommandTest {
             host.toString(),
             "--repair",
             "report",
-            "--repair-per-minute",
-            "0",
+            option,
+            value,
             "--interval",
             "0");
 
     assertThat(code).isEqualTo(2);
-    assertThat(err.toString()).contains("at least 1, not 0");
-    assertThat(client.genericKubernetesResources(NodeCapabilityResource.CONTEXT).list().getItems())
-        .isEmpty();
-  }
-
-  @Test
-  void aRepairResyncOfZeroIsRefusedBeforeAnythingRuns() {
-    int code =
-        run(
-            d -> false,
-            "--node",
-            "rhel-1",
-            "--host-root",
-            host.toString(),
-            "--repair",
-            "report",
-            "--repair-resync",
-            "0s",
-            "--interval",
-            "0");
-
-    assertThat(code).isEqualTo(2);
-    assertThat(err.toString()).contains("--repair-resync must be positive, not PT0S");
+    assertThat(err.toString()).contains(message);
     assertThat(client.genericKubernetesResources(NodeCapabilityResource.CONTEXT).list().getItems())
         .isEmpty();
   }
