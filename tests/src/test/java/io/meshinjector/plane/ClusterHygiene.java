@@ -7,6 +7,8 @@ import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -166,13 +168,6 @@ public final class ClusterHygiene {
       String name = node.getMetadata().getName();
       if (!sharedNodes.contains(name)) {
         quietly(problems, () -> admin.nodes().withName(name).delete());
-      } else {
-        quietly(problems, () -> dropOurLabels(admin, node));
-      }
-    }
-    for (Namespace ns : admin.namespaces().list().getItems()) {
-      if (before.namespaces().contains(ns.getMetadata().getName())) {
-        quietly(problems, () -> dropOurLabels(admin, ns));
       }
     }
     try {
@@ -194,6 +189,18 @@ public final class ClusterHygiene {
     } catch (AssertionError e) {
       problems.add(e.getMessage());
     }
+    // only now: a replica of the class's release, still draining on the real node, could write
+    // its labels until its namespace (and so its token) was gone
+    for (Node node : admin.nodes().list().getItems()) {
+      if (sharedNodes.contains(node.getMetadata().getName())) {
+        quietly(problems, () -> dropOurLabels(admin, node));
+      }
+    }
+    for (Namespace ns : admin.namespaces().list().getItems()) {
+      if (before.namespaces().contains(ns.getMetadata().getName())) {
+        quietly(problems, () -> dropOurLabels(admin, ns));
+      }
+    }
     if (!problems.isEmpty()) {
       throw new IllegalStateException(
           "the shared plane could not be restored: " + String.join("; ", problems));
@@ -207,21 +214,31 @@ public final class ClusterHygiene {
         .collect(Collectors.joining("; "));
   }
 
+  /**
+   * A merge patch setting each of this project's labels to null: no resourceVersion, so the
+   * kubelet's status writes to the same Node cannot make it conflict.
+   */
   private static void dropOurLabels(KubernetesClient admin, HasMetadata object) {
     Set<String> labels = ours(object.getMetadata().getLabels());
     if (labels.isEmpty()) {
       return;
     }
-    if (object instanceof Node node) {
-      admin.nodes().withName(node.getMetadata().getName()).edit(n -> strip(n, labels));
-    } else {
-      admin.namespaces().withName(object.getMetadata().getName()).edit(n -> strip(n, labels));
+    Map<String, Object> nulls = new LinkedHashMap<>();
+    labels.forEach(l -> nulls.put(l, null));
+    String patch;
+    try {
+      patch =
+          new com.fasterxml.jackson.databind.ObjectMapper()
+              .writeValueAsString(Map.of("metadata", Map.of("labels", nulls)));
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException(e);
     }
-  }
-
-  private static <T extends HasMetadata> T strip(T object, Set<String> labels) {
-    labels.forEach(object.getMetadata().getLabels()::remove);
-    return object;
+    PatchContext merge = PatchContext.of(PatchType.JSON_MERGE);
+    if (object instanceof Node node) {
+      admin.nodes().withName(node.getMetadata().getName()).patch(merge, patch);
+    } else {
+      admin.namespaces().withName(object.getMetadata().getName()).patch(merge, patch);
+    }
   }
 
   static Set<String> ours(Map<String, String> labels) {
