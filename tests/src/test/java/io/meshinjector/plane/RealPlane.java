@@ -71,10 +71,6 @@ public class RealPlane implements BeforeAllCallback, AfterAllCallback {
     return shared.plane().admin();
   }
 
-  SharedPlane shared() {
-    return shared;
-  }
-
   /** A folder of the test class's own, for files and logs. */
   public Path dir(String name) throws IOException {
     return Files.createDirectories(plane().dir().resolve(owner).resolve(name));
