@@ -13,6 +13,7 @@ import io.meshinjector.engine.decision.Decision;
 import io.meshinjector.engine.decision.Plan;
 import io.meshinjector.engine.decision.ProxyPlacement;
 import io.meshinjector.engine.decision.Redirect;
+import io.meshinjector.engine.revisions.RevisionNames;
 import io.meshinjector.templates.internal.AppProbeRewrite;
 import io.meshinjector.templates.internal.ContainerLayout;
 import io.meshinjector.templates.internal.InjectedMetadata;
@@ -161,6 +162,8 @@ public final class PodInjector {
     annotations.put(INJECTED_CONTAINERS, String.join(",", injectedNames));
     // in code rather than in the metadata template, so a replaced template still records it
     annotations.put(Annotations.CONFIG_DIGEST, config.configDigest());
+    // under its own key, not the routing one: which injector made the pod, for check and retiring
+    annotations.put(RevisionNames.REVISION, config.revision());
 
     PodPatch patch = new PodPatch(received);
     // first: these index the app's containers as received, before ours are inserted

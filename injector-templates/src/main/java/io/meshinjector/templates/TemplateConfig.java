@@ -25,7 +25,8 @@ import java.util.Set;
  * the engine's {@code injection.proxyContainerName}. {@link #linkerdAnnotations()}: whether
  * Linkerd's per-workload annotations apply ({@code injection.meshAnnotations: linkerd}). {@link
  * #configDigest()}: the {@link ConfigDigest} of the templates and values, written on every injected
- * pod.
+ * pod. {@link #revision()}: this release's revision, recorded on every injected pod ({@code
+ * mesh-injector.io/revision}).
  */
 public record TemplateConfig(
     Proxy proxy,
@@ -37,7 +38,8 @@ public record TemplateConfig(
     Map<String, JsonNode> values,
     Map<String, PodValue> podValues,
     boolean linkerdAnnotations,
-    String configDigest) {
+    String configDigest,
+    String revision) {
 
   public TemplateConfig {
     Objects.requireNonNull(proxy, "proxy");
@@ -47,6 +49,7 @@ public record TemplateConfig(
     Objects.requireNonNull(templates, "templates");
     Objects.requireNonNull(proxyContainerName, "proxyContainerName");
     Objects.requireNonNull(configDigest, "configDigest");
+    Objects.requireNonNull(revision, "revision");
     values = Map.copyOf(values);
     podValues = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(podValues));
   }
@@ -197,7 +200,8 @@ public record TemplateConfig(
         podValues,
         linkerd,
         ConfigDigest.of(
-            templates, values, config.tree().path("injection").path("podValues"), linkerd));
+            templates, values, config.tree().path("injection").path("podValues"), linkerd),
+        io.meshinjector.engine.revisions.RevisionConfig.from(config).name());
   }
 
   /** The values each render sets from the pod and the decision. */

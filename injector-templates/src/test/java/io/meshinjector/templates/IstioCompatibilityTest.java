@@ -431,6 +431,7 @@ class IstioCompatibilityTest {
               a.remove("mesh-injector.io/injector-version");
               a.remove("mesh-injector.io/proxy-version");
               a.remove("mesh-injector.io/config-digest");
+              a.remove("mesh-injector.io/revision");
               a.remove(PodInjector.INJECTED_CONTAINERS);
             }
             // 2. seccompProfile RuntimeDefault on istio-proxy and istio-validation

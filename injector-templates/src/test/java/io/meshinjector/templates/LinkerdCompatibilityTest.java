@@ -106,6 +106,7 @@ class LinkerdCompatibilityTest {
             "mesh-injector.io/decision",
             "mesh-injector.io/injector-version",
             "mesh-injector.io/config-digest",
+            "mesh-injector.io/revision",
             PodInjector.INJECTED_CONTAINERS));
     ann.put("linkerd.io/created-by", expectedAnnotations.get("linkerd.io/created-by"));
     assertThat(normalised).isEqualTo(expected);

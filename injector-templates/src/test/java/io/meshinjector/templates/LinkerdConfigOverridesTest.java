@@ -233,6 +233,7 @@ class LinkerdConfigOverridesTest {
             "mesh-injector.io/decision",
             "mesh-injector.io/injector-version",
             "mesh-injector.io/config-digest",
+            "mesh-injector.io/revision",
             PodInjector.INJECTED_CONTAINERS));
     // created-by names the injector, ours rather than Linkerd's CLI
     assertThat(ann.remove("linkerd.io/created-by").asText()).isEqualTo("mesh-injector/test");

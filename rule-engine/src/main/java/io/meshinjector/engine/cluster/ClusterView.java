@@ -1,6 +1,7 @@
 package io.meshinjector.engine.cluster;
 
 import io.fabric8.kubernetes.api.model.Namespace;
+import io.meshinjector.engine.revisions.Revisions;
 import java.time.Instant;
 import java.util.Optional;
 
@@ -26,5 +27,14 @@ public interface ClusterView {
    */
   default NodeIndex latestNodes(Instant now) {
     return nodes(now);
+  }
+
+  /**
+   * The cluster's revisions and tags, for routing a pod that reached the webhook through no route
+   * of its own; {@link Revisions#unknown()} where they were not read (a manifest checked without a
+   * cluster).
+   */
+  default Revisions revisions() {
+    return Revisions.unknown();
   }
 }

@@ -9,6 +9,9 @@ import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.engine.decision.Decision;
 import io.meshinjector.engine.decision.Outcome;
+import io.meshinjector.engine.revisions.RevisionConfig;
+import io.meshinjector.engine.revisions.RouteResolver;
+import io.meshinjector.engine.revisions.Unrouted;
 import io.meshinjector.templates.PodInjector;
 import io.meshinjector.templates.TemplateConfig;
 import io.meshinjector.webhook.logging.RequestContext;
@@ -20,6 +23,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,6 +47,8 @@ public final class PodAdmission {
   private final Supplier<ClusterView> view;
   private final AdmissionMetrics metrics;
   private final Staleness staleness;
+  private final RevisionConfig revision;
+  private final RouteResolver routes;
   private final Logger log;
 
   private PodAdmission(
@@ -52,6 +58,7 @@ public final class PodAdmission {
       Supplier<ClusterView> view,
       AdmissionMetrics metrics,
       Staleness staleness,
+      RevisionConfig revision,
       Logger log) {
     this.codec = Objects.requireNonNull(codec, "codec");
     this.validation = Objects.requireNonNull(validation, "validation");
@@ -59,6 +66,8 @@ public final class PodAdmission {
     this.view = Objects.requireNonNull(view, "view");
     this.metrics = Objects.requireNonNull(metrics, "metrics");
     this.staleness = Objects.requireNonNull(staleness, "staleness");
+    this.revision = Objects.requireNonNull(revision, "revision");
+    this.routes = new RouteResolver(false);
     this.log = log;
   }
 
@@ -89,6 +98,7 @@ public final class PodAdmission {
         view,
         metrics,
         staleness,
+        RevisionConfig.from(config),
         LOG);
   }
 
@@ -99,7 +109,14 @@ public final class PodAdmission {
    */
   public PodAdmission unrecorded(Supplier<ClusterView> view, AdmissionMetrics metrics) {
     return new PodAdmission(
-        codec, validation, pipeline, view, metrics, Staleness.never(), NOPLogger.NOP_LOGGER);
+        codec,
+        validation,
+        pipeline,
+        view,
+        metrics,
+        Staleness.never(),
+        revision,
+        NOPLogger.NOP_LOGGER);
   }
 
   /** The codec of the config's limits: the endpoint reads requests and writes replies with it. */
@@ -112,12 +129,17 @@ public final class PodAdmission {
     return metrics;
   }
 
-  /** The reply to {@code request}; never throws. */
+  /** The reply to {@code request} sent through a route's own entry; never throws. */
   public AdmissionReply admit(AdmissionRequest request) {
+    return admit(request, Entry.ROUTED);
+  }
+
+  /** The reply to {@code request} sent through {@code entry}; never throws. */
+  public AdmissionReply admit(AdmissionRequest request, Entry entry) {
     try (RequestContext ctx = RequestContext.open()) {
       ctx.uid(request.uid()).namespace(request.namespace()).pod(request.name());
       try {
-        return admit(ctx, request);
+        return admit(ctx, request, entry);
       } catch (BadRequest e) {
         metrics.error("bad-request");
         return AdmissionReply.badRequest(e.getMessage());
@@ -135,7 +157,7 @@ public final class PodAdmission {
     }
   }
 
-  private AdmissionReply admit(RequestContext ctx, AdmissionRequest request) {
+  private AdmissionReply admit(RequestContext ctx, AdmissionRequest request, Entry entry) {
     if (!request.isPodCreate()) {
       log.debug(
           "allowed without a look: {} {} {}", request.operation(), request.kind(), request.name());
@@ -151,9 +173,16 @@ public final class PodAdmission {
     String podName = podName(meta, request);
     ctx.namespace(meta.getNamespace()).pod(podName);
 
+    ClusterView cluster = view.get();
     InjectionPipeline.Result result =
-        decide(workload(meta, podName), request.object(), pod, view.get());
+        decide(workload(meta, podName), request.object(), pod, cluster);
     Decision decision = result.decision();
+    if (entry == Entry.UNROUTED && optedIn(decision)) {
+      Optional<AdmissionReply> elsewhere = unrouted(request, pod, cluster);
+      if (elsewhere.isPresent()) {
+        return elsewhere.get();
+      }
+    }
     metrics.decision(decision);
     List<String> warnings = new ArrayList<>(decision.warnings());
     staleness.warning().ifPresent(warnings::add);
@@ -176,6 +205,53 @@ public final class PodAdmission {
     }
     log.info("injected: {} ({} patch operations)", decision.summary(), result.patch().size());
     return AdmissionReply.patched(request, result.patch(), warnings, audit);
+  }
+
+  /**
+   * Whether the decision is about a pod that asked for a proxy: one that is injected, refused, or
+   * skipped for a reason other than not asking (the catch-all must route only those).
+   */
+  private static boolean optedIn(Decision decision) {
+    if (!(decision.outcome() instanceof Outcome.Skip skip)) {
+      return true;
+    }
+    return switch (skip.reason()) {
+      case INJECTION_DISABLED, NOT_ENABLED, EXCLUDED_NAMESPACE, HOST_NETWORK, OTHER_MESH -> false;
+      default -> true;
+    };
+  }
+
+  /**
+   * The reply for a pod the catch-all brought that is not this revision's to inject, or empty when
+   * it is: see {@link Unrouted}.
+   */
+  private Optional<AdmissionReply> unrouted(
+      AdmissionRequest request, Pod pod, ClusterView cluster) {
+    Unrouted judged =
+        routes.unrouted(
+            pod.getMetadata().getAnnotations(),
+            cluster.namespace(pod.getMetadata().getNamespace()).orElse(null),
+            cluster.revisions(),
+            revision.name());
+    if (judged instanceof Unrouted.Refused refused) {
+      String message =
+          refused.route().describe()
+              + "; no pod is created there without its proxy. Install that revision, or point"
+              + " the pod or namespace at one that is served (docs/upgrades.md)";
+      log.info("refused (unknown-revision): {}", message);
+      return Optional.of(
+          AdmissionReply.refused(
+              request,
+              "unknown-revision",
+              message,
+              List.of(),
+              Map.of("outcome", "unknown-revision")));
+    }
+    if (judged instanceof Unrouted.Elsewhere elsewhere) {
+      log.debug("not this revision's ({}): {}", revision.name(), elsewhere.why());
+      return Optional.of(AdmissionReply.allowed(request));
+    }
+    return Optional.empty();
   }
 
   /**

@@ -4,8 +4,12 @@ import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.Resource;
+import io.meshinjector.engine.revisions.RevisionNames;
+import io.meshinjector.engine.revisions.Revisions;
+import io.meshinjector.engine.revisions.RouteResolver;
 import io.meshinjector.engine.rules.InjectAnnotation;
 import io.meshinjector.webhook.kube.ClusterInformers;
+import io.meshinjector.webhook.revisions.RevisionsWatch;
 import java.util.Collection;
 import java.util.Map;
 import java.util.Objects;
@@ -17,39 +21,62 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Each namespace's {@code inject} annotation mirrored into the label {@value #KEY}{@code =enabled}.
- * The chart's webhook configuration has two entries: one with {@code failurePolicy: Fail} selecting
- * the labelled namespaces, and one with {@code Ignore} for all the others. A namespace that opted
- * in therefore fails closed when no replica answers, and one that did not is never held back by a
- * dead injector. Webhook selectors can read labels only, which is why the annotation, the user's
- * switch, is copied.
+ * Each namespace's route: its {@code inject} annotation and {@value RevisionNames#REV} mirrored
+ * into the one label {@value #KEY}, whose value names the revision or tag that injects it ({@value
+ * RevisionNames#DEFAULT_ROUTE} for the default tag, the value it had before revisions). The entries
+ * of that revision or tag select the label and fail closed; every other namespace reaches only
+ * catch-all entries, which fail open, so a dead injector never holds back a namespace that did not
+ * ask for it. Webhook selectors can read labels only, which is why the annotations, the user's
+ * switches, are copied.
  *
- * <p>A namespace annotated a moment ago and not yet labelled reaches the {@code Ignore} entry, and
- * is injected as long as a replica answers. Excluded namespaces are never labelled. Not paced: a
+ * <p>Exactly one release writes these labels (config {@code revisions.namespaceLabels}, the chart's
+ * release that runs the probe), so two releases never fight over a namespace. A name is written
+ * only once some entry takes it: a tag or a revision with entries of its own, or a name no release
+ * serves (the catch-alls refuse its pods). A namespace that follows the default tag while the
+ * cluster has none stays unlabelled and is injected through the catch-all, failing open, rather
+ * than labelled for entries that do not exist.
+ *
+ * <p>A namespace annotated a moment ago and not yet labelled reaches the catch-all entries, and is
+ * injected as long as a replica answers. Excluded namespaces are never labelled. Not paced: a
  * namespace's label is one patch, written when the user annotates it.
  */
 public final class InjectionLabels implements LabelSubject {
   private static final Logger LOG = LoggerFactory.getLogger(InjectionLabels.class);
 
   /** The label the chart's fail-closed webhook entry selects on, and {@code check} looks for. */
-  public static final String KEY = "mesh-injector.io/injection";
-
-  public static final String ENABLED = "enabled";
+  public static final String KEY = RevisionNames.ROUTE_LABEL;
 
   private final KubernetesClient client;
   private final ClusterInformers informers;
   private final Set<String> excluded;
+  private final RevisionsWatch revisions;
+  private final RouteResolver routes = new RouteResolver(false);
 
   public InjectionLabels(
-      KubernetesClient client, ClusterInformers informers, Set<String> excludedNamespaces) {
+      KubernetesClient client,
+      ClusterInformers informers,
+      Set<String> excludedNamespaces,
+      RevisionsWatch revisions) {
     this.client = Objects.requireNonNull(client, "client");
     this.informers = Objects.requireNonNull(informers, "informers");
     this.excluded = Set.copyOf(excludedNamespaces);
+    this.revisions = Objects.requireNonNull(revisions, "revisions");
   }
 
-  /** Whether a namespace with these annotations should carry {@value #KEY}. */
-  static boolean wanted(String name, Map<String, String> annotations, Set<String> excluded) {
-    return !excluded.contains(name) && InjectAnnotation.enabledBy(annotations);
+  /** The value of {@value #KEY} a namespace should carry, or empty for none. */
+  static Optional<String> wanted(
+      Namespace ns, Set<String> excluded, RouteResolver routes, Revisions revisions) {
+    if (excluded.contains(ns.getMetadata().getName())
+        || !InjectAnnotation.enabledBy(ns.getMetadata().getAnnotations())) {
+      return Optional.empty();
+    }
+    String asked = routes.namespaceAsks(ns).name();
+    if (!revisions.known()
+        || revisions.hasOwnEntries(asked)
+        || (!revisions.names(asked) && !RevisionNames.DEFAULT.equals(asked))) {
+      return Optional.of(RevisionNames.routeValue(asked));
+    }
+    return Optional.empty();
   }
 
   @Override
@@ -65,6 +92,8 @@ public final class InjectionLabels implements LabelSubject {
   @Override
   public void onChange(Consumer<String> listener) {
     informers.onNamespaceChanged(listener);
+    // a tag created or removed changes which names a namespace may be labelled with
+    revisions.onChange(() -> names().forEach(listener));
   }
 
   @Override
@@ -83,8 +112,8 @@ public final class InjectionLabels implements LabelSubject {
     // any other value of the key (say, "disabled") is taken away when not wanted, and replaced
     // when wanted: the label is output only
     Map<String, String> present = value == null ? Map.of() : Map.of(KEY, value);
-    boolean want = wanted(ns.getMetadata().getName(), ns.getMetadata().getAnnotations(), excluded);
-    return new Labels(want ? Map.of(KEY, ENABLED) : Map.of(), present);
+    Optional<String> want = wanted(ns, excluded, routes, revisions.get());
+    return new Labels(want.map(v -> Map.of(KEY, v)).orElse(Map.of()), present);
   }
 
   @Override
@@ -99,11 +128,12 @@ public final class InjectionLabels implements LabelSubject {
 
   @Override
   public void patched(String name, Map<String, String> patch) {
-    LOG.info(
-        "labels: namespace {} {} {}",
-        name,
-        patch.get(KEY) != null ? "labelled" : "unlabelled",
-        KEY);
+    String value = patch.get(KEY);
+    if (value != null) {
+      LOG.info("labels: namespace {} labelled {}={}", name, KEY, value);
+    } else {
+      LOG.info("labels: namespace {} unlabelled {}", name, KEY);
+    }
   }
 
   @Override

@@ -5,9 +5,11 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.cluster.InMemoryClusterView;
 import io.meshinjector.engine.cluster.NodeIndex;
+import io.meshinjector.engine.revisions.Revisions;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,14 +25,23 @@ public final class LiveNamespaces implements ClusterView {
 
   private final InMemoryClusterView cache;
   private final KubernetesClient reader;
+  private final Supplier<Revisions> revisions;
 
   /**
    * @param reader a client whose request timeout is the short one an admission can wait, and which
    *     does not retry
+   * @param revisions the cluster's revisions and tags as the watch last saw them
    */
-  public LiveNamespaces(InMemoryClusterView cache, KubernetesClient reader) {
+  public LiveNamespaces(
+      InMemoryClusterView cache, KubernetesClient reader, Supplier<Revisions> revisions) {
     this.cache = Objects.requireNonNull(cache, "cache");
     this.reader = Objects.requireNonNull(reader, "reader");
+    this.revisions = Objects.requireNonNull(revisions, "revisions");
+  }
+
+  @Override
+  public Revisions revisions() {
+    return revisions.get();
   }
 
   @Override

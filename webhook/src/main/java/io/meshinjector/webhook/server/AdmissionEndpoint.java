@@ -5,6 +5,7 @@ import io.meshinjector.webhook.admission.AdmissionCodec;
 import io.meshinjector.webhook.admission.AdmissionReply;
 import io.meshinjector.webhook.admission.AdmissionRequest;
 import io.meshinjector.webhook.admission.BadRequest;
+import io.meshinjector.webhook.admission.Entry;
 import io.meshinjector.webhook.admission.PodAdmission;
 import io.meshinjector.webhook.admission.Problems;
 import io.meshinjector.webhook.logging.RequestContext;
@@ -59,12 +60,17 @@ public final class AdmissionEndpoint {
     return maxRequestBytes;
   }
 
-  /** The answer to a body the server has read (or failed to). */
+  /** The answer to a body the server has read (or failed to) through a route's own entry. */
   public AdmissionReply answer(String contentType, RequestBody body) {
+    return answer(contentType, body, Entry.ROUTED);
+  }
+
+  /** The answer to a body the server has read (or failed to) through {@code entry}. */
+  public AdmissionReply answer(String contentType, RequestBody body, Entry entry) {
     long start = System.nanoTime();
     AdmissionReply reply;
     try (RequestContext ctx = RequestContext.open()) {
-      reply = reply(contentType, body);
+      reply = reply(contentType, body, entry);
       metrics.latency(result(reply), Duration.ofNanos(System.nanoTime() - start));
       if (reply instanceof AdmissionReply.Failed f) {
         log.info("answered {}: {}", f.httpStatus(), f.message());
@@ -80,7 +86,7 @@ public final class AdmissionEndpoint {
     return codec.encode(reply);
   }
 
-  private AdmissionReply reply(String contentType, RequestBody body) {
+  private AdmissionReply reply(String contentType, RequestBody body, Entry entry) {
     if (!isJson(contentType)) {
       metrics.error("unsupported-media-type");
       return AdmissionReply.unsupportedMediaType(contentType == null ? "" : contentType);
@@ -106,7 +112,7 @@ public final class AdmissionEndpoint {
       log.error("cannot decode a request body", e);
       return AdmissionReply.errored(null);
     }
-    return admission.admit(request);
+    return admission.admit(request, entry);
   }
 
   private static boolean isJson(String contentType) {

@@ -2,6 +2,7 @@ package io.meshinjector.webhook.server;
 
 import io.meshinjector.webhook.admission.AdmissionCodec;
 import io.meshinjector.webhook.admission.AdmissionReply;
+import io.meshinjector.webhook.admission.Entry;
 import io.meshinjector.webhook.logging.RequestContext;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
@@ -21,8 +22,9 @@ import org.springframework.http.server.reactive.ServerHttpResponse;
 import reactor.core.publisher.Mono;
 
 /**
- * The HTTPS port: {@code POST /mutate}, {@code GET /healthz} and {@code GET /readyz}, and nothing
- * else. A plain handler rather than WebFlux's dispatcher: three fixed routes need no mapping,
+ * The HTTPS port: {@code POST /mutate} (a route's own entries), {@code POST /mutate/unrouted} (the
+ * catch-all entry, see {@link Entry}), {@code GET /healthz} and {@code GET /readyz}, and nothing
+ * else. A plain handler rather than WebFlux's dispatcher: four fixed routes need no mapping,
  * argument resolution or codecs, and each admission runs on the event loop that read it, since it
  * is CPU work of well under a millisecond with no blocking call in it.
  *
@@ -66,7 +68,12 @@ public final class AdmissionHttpHandler implements HttpHandler {
     switch (path) {
       case "/mutate":
         if (HttpMethod.POST.equals(method)) {
-          return mutate(request, response);
+          return mutate(request, response, Entry.ROUTED);
+        }
+        return notAllowed(response, HttpMethod.POST);
+      case "/mutate/unrouted":
+        if (HttpMethod.POST.equals(method)) {
+          return mutate(request, response, Entry.UNROUTED);
         }
         return notAllowed(response, HttpMethod.POST);
       case "/healthz":
@@ -78,14 +85,14 @@ public final class AdmissionHttpHandler implements HttpHandler {
     }
   }
 
-  private Mono<Void> mutate(ServerHttpRequest request, ServerHttpResponse response) {
+  private Mono<Void> mutate(ServerHttpRequest request, ServerHttpResponse response, Entry entry) {
     HttpHeaders headers = request.getHeaders();
     String contentType = headers.getFirst(HttpHeaders.CONTENT_TYPE);
     long declared = headers.getContentLength();
     int maxRequestBytes = endpoint.maxRequestBytes();
     if (declared > maxRequestBytes) {
       // not read at all: the server drops or drains the rest once the 413 is sent
-      return answer(response, admit(contentType, RequestBody.TOO_LARGE));
+      return answer(response, admit(contentType, RequestBody.TOO_LARGE, entry));
     }
     // one byte past the limit tells "exactly at the limit" from "over it" on a chunked body
     return DataBufferUtils.join(request.getBody(), maxRequestBytes + 1)
@@ -94,15 +101,15 @@ public final class AdmissionHttpHandler implements HttpHandler {
         .defaultIfEmpty(RequestBody.EMPTY)
         .onErrorResume(DataBufferLimitException.class, e -> Mono.just(RequestBody.TOO_LARGE))
         .onErrorResume(e -> Mono.just(RequestBody.unreadable(e)))
-        .flatMap(body -> answer(response, admit(contentType, body)));
+        .flatMap(body -> answer(response, admit(contentType, body, entry)));
   }
 
   /** The reply, and the request's logging context as the endpoint left it, for what fails later. */
   private record Answered(AdmissionReply reply, RequestContext.Snapshot context) {}
 
-  private Answered admit(String contentType, RequestBody body) {
+  private Answered admit(String contentType, RequestBody body, Entry entry) {
     try (RequestContext ctx = RequestContext.open()) {
-      AdmissionReply reply = endpoint.answer(contentType, body);
+      AdmissionReply reply = endpoint.answer(contentType, body, entry);
       return new Answered(reply, ctx.snapshot());
     }
   }

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.cluster.InMemoryClusterView;
 import io.meshinjector.engine.config.MeshConfig;
+import io.meshinjector.engine.revisions.RevisionConfig;
 import io.meshinjector.webhook.controllers.CapabilityLabels;
 import io.meshinjector.webhook.controllers.InjectionLabels;
 import io.meshinjector.webhook.controllers.LabelSubject;
@@ -16,7 +17,10 @@ import io.meshinjector.webhook.kube.ClusterConnection;
 import io.meshinjector.webhook.kube.ClusterInformers;
 import io.meshinjector.webhook.kube.LiveNamespaces;
 import io.meshinjector.webhook.kube.ViewHealth;
+import io.meshinjector.webhook.revisions.RevisionsWatch;
+import io.meshinjector.webhook.revisions.TagKeeper;
 import io.meshinjector.webhook.settings.ClusterSettings;
+import io.meshinjector.webhook.settings.TlsSettings;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Instant;
@@ -46,7 +50,9 @@ public final class LiveCluster implements ClusterConnection {
   private final InMemoryClusterView cache;
   private final ClusterInformers informers;
   private final LiveNamespaces view;
+  private final RevisionsWatch revisions;
   private LabelWriter labels;
+  private TagKeeper tags;
   private LeaderElection election;
 
   /**
@@ -72,7 +78,8 @@ public final class LiveCluster implements ClusterConnection {
         new ClusterInformers(
             client, cache, config.engine().capabilities().cniDaemonSet(), Clock.systemUTC());
     this.namespaceReader = shortLived(client.getConfiguration(), settings);
-    this.view = new LiveNamespaces(cache, namespaceReader);
+    this.revisions = new RevisionsWatch(client);
+    this.view = new LiveNamespaces(cache, namespaceReader, revisions);
   }
 
   /** A client for the admission path: one try, no longer than the configured timeout. */
@@ -125,9 +132,18 @@ public final class LiveCluster implements ClusterConnection {
   @Override
   public synchronized void start(MeterRegistry registry) {
     informers.start();
+    revisions.start();
+    RevisionConfig revision = RevisionConfig.from(config);
     List<LabelSubject> subjects = new ArrayList<>();
-    subjects.add(
-        new InjectionLabels(client, informers, config.engine().injection().excludedNamespaces()));
+    if (revision.namespaceLabels()) {
+      subjects.add(
+          new InjectionLabels(
+              client, informers, config.engine().injection().excludedNamespaces(), revisions));
+    } else {
+      LOG.info(
+          "labels: revisions.namespaceLabels is off: the namespaces' routing labels are another"
+              + " release's to write");
+    }
     if (config.engine().policy().publishLabels()) {
       subjects.add(
           new CapabilityLabels(
@@ -143,8 +159,12 @@ public final class LiveCluster implements ClusterConnection {
               + " policy.mixedNodes constrain acts as reject");
     }
     labels = new LabelWriter(client, subjects, settings.labelResyncPeriod());
-    // one leader writes every label: the namespaces' injection label always, the nodes'
-    // capability labels when publishing is on
+    tags =
+        new TagKeeper(
+            client, revisions, revision, TlsSettings.from(config).webhookConfigurationName());
+    // one leader writes every label: the namespaces' routing label when this release is the one
+    // that writes them, the nodes' capability labels when publishing is on; and it keeps the tags
+    // that point at this revision
     election =
         new LeaderElection(
             "labels",
@@ -153,8 +173,14 @@ public final class LiveCluster implements ClusterConnection {
             settings.labelLeaseName(),
             LeaderElection.podIdentity(),
             timing,
-            labels::startLeading,
-            labels::stopLeading);
+            () -> {
+              tags.startLeading();
+              labels.startLeading();
+            },
+            () -> {
+              labels.stopLeading();
+              tags.stopLeading();
+            });
     election.start();
     LOG.info(
         "labels: standing for lease {}/{} as {}",
@@ -169,10 +195,14 @@ public final class LiveCluster implements ClusterConnection {
     if (labels != null) {
       labels.close();
     }
+    if (tags != null) {
+      tags.close();
+    }
     if (election != null) {
       election.close();
     }
     informers.close();
+    revisions.close();
     namespaceReader.close();
     client.close();
   }

@@ -2,33 +2,49 @@ package io.meshinjector.webhook.controllers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.meshinjector.engine.revisions.Revisions;
+import io.meshinjector.engine.revisions.RouteResolver;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** Which namespaces the leader labels for the fail-closed webhook entry. */
+/** Which namespaces the leader labels for the fail-closed webhook entries, and with which name. */
 class InjectionLabelsTest {
+  private static final Revisions.Release RELEASE = new Revisions.Release("mi", "mi", "mi");
+
+  /** Revisions default and canary, the tag default pointing at default, the tag prod at canary. */
+  private static final Revisions TWO =
+      new Revisions(
+          true,
+          Map.of("default", RELEASE, "canary", RELEASE),
+          Map.of("default", "default", "prod", "canary"));
+
+  /** Revision default only, and no tag: the default tag is not created yet. */
+  private static final Revisions NO_TAG = new Revisions(true, Map.of("default", RELEASE), Map.of());
 
   @ParameterizedTest(name = "{0}: inject={1}, mesh-injector.io/inject={2} -> {3}")
   @CsvSource(
       nullValues = "-",
       value = {
-        "shop, enabled, -, true",
-        "shop, -, enabled, true",
-        "shop, enabled, enabled, true",
+        "shop, enabled, -, enabled",
+        "shop, -, enabled, enabled",
+        "shop, enabled, enabled, enabled",
         // the two spellings disagree: disabled wins, as in the gate
-        "shop, enabled, disabled, false",
-        "shop, disabled, enabled, false",
-        "shop, disabled, -, false",
-        "shop, -, -, false",
-        "shop, yes, -, false",
+        "shop, enabled, disabled, -",
+        "shop, disabled, enabled, -",
+        "shop, disabled, -, -",
+        "shop, -, -, -",
+        "shop, yes, -, -",
         // an excluded namespace is never sent to the fail-closed entry
-        "kube-system, enabled, -, false",
+        "kube-system, enabled, -, -",
       })
   void labelledExactlyWhenTheNamespaceAsksForInjection(
-      String name, String bare, String prefixed, boolean labelled) {
+      String name, String bare, String prefixed, String label) {
     Map<String, String> annotations = new HashMap<>();
     if (bare != null) {
       annotations.put("inject", bare);
@@ -36,7 +52,54 @@ class InjectionLabelsTest {
     if (prefixed != null) {
       annotations.put("mesh-injector.io/inject", prefixed);
     }
-    assertThat(InjectionLabels.wanted(name, annotations, Set.of("kube-system")))
-        .isEqualTo(labelled);
+    assertThat(wanted(name, annotations, TWO)).isEqualTo(Optional.ofNullable(label));
+    // a release that cannot read the cluster's revisions labels as a single release always did
+    assertThat(wanted(name, annotations, Revisions.unknown()))
+        .isEqualTo(Optional.ofNullable(label));
+  }
+
+  @ParameterizedTest(name = "rev={0} over {1} -> {2}")
+  @CsvSource(
+      nullValues = "-",
+      value = {
+        // the default tag, under the value the label always had
+        "-, two, enabled",
+        "default, two, enabled",
+        // a revision with entries of its own, and a tag
+        "canary, two, canary",
+        "prod, two, prod",
+        // a name no release serves: labelled, so that the catch-alls refuse its pods by name
+        "typo, two, typo",
+        // no tag default yet: left to the catch-all (fail open) rather than routed to nothing
+        "-, no-tag, -",
+        "default, no-tag, -",
+        "typo, no-tag, typo",
+        // the revisions were not read: every name is labelled as asked
+        "canary, unknown, canary",
+      })
+  void labelledWithTheNameOfItsRoute(String rev, String cluster, String label) {
+    Map<String, String> annotations = new HashMap<>(Map.of("inject", "enabled"));
+    if (rev != null) {
+      annotations.put("mesh-injector.io/rev", rev);
+    }
+    Revisions revisions =
+        switch (cluster) {
+          case "two" -> TWO;
+          case "no-tag" -> NO_TAG;
+          default -> Revisions.unknown();
+        };
+    assertThat(wanted("shop", annotations, revisions)).isEqualTo(Optional.ofNullable(label));
+  }
+
+  private static Optional<String> wanted(
+      String name, Map<String, String> annotations, Revisions revisions) {
+    Namespace ns =
+        new NamespaceBuilder()
+            .withNewMetadata()
+            .withName(name)
+            .withAnnotations(annotations)
+            .endMetadata()
+            .build();
+    return InjectionLabels.wanted(ns, Set.of("kube-system"), new RouteResolver(false), revisions);
   }
 }

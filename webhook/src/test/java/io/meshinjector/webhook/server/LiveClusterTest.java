@@ -358,7 +358,8 @@ class LiveClusterTest {
       lagging.upsertNode(n);
     }
     client.namespaces().resource(enabledNamespace("fresh")).create();
-    LiveNamespaces view = new LiveNamespaces(lagging, client);
+    LiveNamespaces view =
+        new LiveNamespaces(lagging, client, io.meshinjector.engine.revisions.Revisions::unknown);
 
     drainRequests();
     Decision first =

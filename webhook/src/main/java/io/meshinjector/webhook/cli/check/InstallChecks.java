@@ -340,7 +340,7 @@ final class InstallChecks {
         namespaces.stream()
             .filter(
                 n ->
-                    InjectionLabels.ENABLED.equals(
+                    io.meshinjector.engine.revisions.RevisionNames.DEFAULT_ROUTE.equals(
                         ClusterChecks.mapOf(n.getMetadata().getLabels()).get(InjectionLabels.KEY)))
             .map(n -> n.getMetadata().getName())
             .sorted()
@@ -352,7 +352,7 @@ final class InstallChecks {
           "no namespace carries "
               + InjectionLabels.KEY
               + "="
-              + InjectionLabels.ENABLED
+              + io.meshinjector.engine.revisions.RevisionNames.DEFAULT_ROUTE
               + ", so no pod was tried",
           "kubectl annotate namespace NS inject=enabled (the elected replica labels it)");
     }

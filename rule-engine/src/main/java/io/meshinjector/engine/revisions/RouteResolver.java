@@ -1,0 +1,162 @@
+package io.meshinjector.engine.revisions;
+
+import io.fabric8.kubernetes.api.model.Namespace;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The revision of one opted-in pod: its own {@value RevisionNames#REV} wins over its namespace's
+ * (as its {@code inject} does; Istio does the opposite, istio#37088), and with neither it follows
+ * the default tag. The same function routes a namespace's label and answers {@code explain}.
+ */
+public final class RouteResolver {
+  private final boolean istio;
+
+  /**
+   * @param istio whether Istio's namespace labels also choose a revision (the Istio flavour)
+   */
+  public RouteResolver(boolean istio) {
+    this.istio = istio;
+  }
+
+  /**
+   * The route of a pod with {@code podAnnotations} in {@code namespace}.
+   *
+   * @param self the asking release's revision: where every name goes when {@code revisions} is not
+   *     {@link Revisions#known() known}
+   */
+  public Route route(
+      Map<String, String> podAnnotations, Namespace namespace, Revisions revisions, String self) {
+    String podRev =
+        podAnnotations == null ? null : emptyToNull(podAnnotations.get(RevisionNames.REV));
+    if (podRev != null) {
+      return resolveName(podRev, "the pod's " + RevisionNames.REV, revisions, self);
+    }
+    Asked asked = namespaceAsks(namespace);
+    return resolveName(asked.name(), asked.from(), revisions, self);
+  }
+
+  /**
+   * What this revision does with an opted-in pod that reached it through its catch-all entry
+   * ({@link Unrouted}).
+   */
+  public Unrouted unrouted(
+      Map<String, String> podAnnotations, Namespace namespace, Revisions revisions, String self) {
+    return Unrouted.judge(podAnnotations, namespace, revisions, self, this);
+  }
+
+  /** What a namespace asks for, and where it says so. */
+  public record Asked(String name, String from) {}
+
+  /**
+   * The name a namespace asks for: its {@value RevisionNames#REV} annotation; in the Istio flavour
+   * {@code istio-injection: enabled} (the default tag, winning as it does in istiod's webhooks) and
+   * then {@code istio.io/rev}; else the default tag.
+   */
+  public Asked namespaceAsks(Namespace namespace) {
+    String ns = namespace == null ? "?" : namespace.getMetadata().getName();
+    Map<String, String> labels = namespace == null ? null : namespace.getMetadata().getLabels();
+    Map<String, String> annotations =
+        namespace == null ? null : namespace.getMetadata().getAnnotations();
+    if (istio && labels != null) {
+      if ("enabled".equals(labels.get(RevisionNames.ISTIO_INJECTION))) {
+        return new Asked(
+            RevisionNames.DEFAULT, "namespace " + ns + "'s " + RevisionNames.ISTIO_INJECTION);
+      }
+      String istioRev = emptyToNull(labels.get(RevisionNames.ISTIO_REV));
+      if (istioRev != null) {
+        return new Asked(istioRev, "namespace " + ns + "'s label " + RevisionNames.ISTIO_REV);
+      }
+    }
+    String nsRev = annotations == null ? null : emptyToNull(annotations.get(RevisionNames.REV));
+    if (nsRev != null) {
+      return new Asked(nsRev, "namespace " + ns + "'s " + RevisionNames.REV);
+    }
+    return new Asked(RevisionNames.DEFAULT, "no " + RevisionNames.REV + ": the default tag");
+  }
+
+  /**
+   * Whether the Istio flavour's namespace labels opt {@code namespace} in by themselves, as they do
+   * in Istio.
+   */
+  public boolean istioOptIn(Namespace namespace) {
+    if (!istio || namespace == null || namespace.getMetadata().getLabels() == null) {
+      return false;
+    }
+    Map<String, String> labels = namespace.getMetadata().getLabels();
+    return "enabled".equals(labels.get(RevisionNames.ISTIO_INJECTION))
+        || emptyToNull(labels.get(RevisionNames.ISTIO_REV)) != null;
+  }
+
+  /**
+   * A warning for an Istio namespace carrying both labels, resolved as istiod resolves it, or
+   * empty.
+   */
+  public Optional<String> istioConflict(Namespace namespace) {
+    if (!istio || namespace == null || namespace.getMetadata().getLabels() == null) {
+      return Optional.empty();
+    }
+    Map<String, String> labels = namespace.getMetadata().getLabels();
+    if ("enabled".equals(labels.get(RevisionNames.ISTIO_INJECTION))
+        && emptyToNull(labels.get(RevisionNames.ISTIO_REV)) != null) {
+      return Optional.of(
+          "namespace "
+              + namespace.getMetadata().getName()
+              + " carries both "
+              + RevisionNames.ISTIO_INJECTION
+              + "=enabled and "
+              + RevisionNames.ISTIO_REV
+              + "="
+              + labels.get(RevisionNames.ISTIO_REV)
+              + "; as in istiod, istio-injection wins and the default tag injects it. Keep one.");
+    }
+    return Optional.empty();
+  }
+
+  /** The route of {@code name}, said to come {@code from} somewhere, for messages. */
+  public Route resolveName(String name, String from, Revisions revisions, String self) {
+    Optional<String> problem = RevisionNames.problem(name);
+    if (problem.isPresent()) {
+      return new Route.Unknown(name, from, from + " names no revision: " + problem.get());
+    }
+    if (!revisions.known()) {
+      return new Route.Resolved(name, from, self, false, null);
+    }
+    Optional<String> revision = revisions.revisionOf(name);
+    if (revision.isEmpty()) {
+      String target = revisions.tags().get(name);
+      String why =
+          target != null
+              ? from
+                  + " names tag "
+                  + name
+                  + ", which points at revision "
+                  + target
+                  + ", and no release serves it"
+              : from
+                  + " names revision "
+                  + name
+                  + ", which no release serves (served: "
+                  + String.join(", ", revisions.revisions().keySet())
+                  + (revisions.tags().isEmpty()
+                      ? ""
+                      : "; tags: " + String.join(", ", revisions.tags().keySet()))
+                  + ")";
+      return new Route.Unknown(name, from, why);
+    }
+    return new Route.Resolved(
+        name,
+        from,
+        revision.get(),
+        revisions.tags().containsKey(name),
+        revisions.revisions().get(revision.get()));
+  }
+
+  /**
+   * Absent or empty means "not set"; anything else is taken as written, so this reads the value
+   * exactly as the webhook configurations' match conditions compare it.
+   */
+  private static String emptyToNull(String s) {
+    return s == null || s.isEmpty() ? null : s;
+  }
+}
