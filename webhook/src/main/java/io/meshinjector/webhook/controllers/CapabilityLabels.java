@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.Resource;
+import io.meshinjector.engine.capability.CapabilityKey;
 import io.meshinjector.engine.capability.NodeCapabilities;
 import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.cluster.NodeIndex;
@@ -12,12 +13,16 @@ import io.meshinjector.webhook.kube.Trimmed;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
+import java.util.Arrays;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,6 +33,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class CapabilityLabels implements LabelSubject {
   private static final Logger LOG = LoggerFactory.getLogger(CapabilityLabels.class);
+
+  /** The capability keys this release publishes, as label keys. */
+  private static final Set<String> KNOWN =
+      Arrays.stream(CapabilityKey.values())
+          .map(CapabilityKey::label)
+          .collect(Collectors.toUnmodifiableSet());
 
   private final KubernetesClient client;
   private final ClusterView view;
@@ -89,8 +100,23 @@ public final class CapabilityLabels implements LabelSubject {
       NodeCapabilities caps = index.capabilities(name).orElse(null);
       return node == null || caps == null
           ? Optional.empty()
-          : Optional.of(new Labels(caps.labels(), Trimmed.publishedLabels(node)));
+          : Optional.of(labels(caps.labels(), node));
     };
+  }
+
+  /**
+   * What {@code node} should carry and what it carries now, of this release's own keys only.
+   *
+   * <p>The writer removes each present key that is not wanted. Another release of a different
+   * version may run beside this one and publish keys this release does not know, under the same
+   * prefix; were they present here, this release would take them off and the other would put them
+   * back, over and over. So a {@code capability.mesh-injector.io/*} key outside {@link
+   * CapabilityKey} is left alone: this release writes, rewrites and removes only its own keys.
+   */
+  static Labels labels(Map<String, String> wanted, Node node) {
+    Map<String, String> present = new LinkedHashMap<>(Trimmed.publishedLabels(node));
+    present.keySet().retainAll(KNOWN);
+    return new Labels(wanted, present);
   }
 
   @Override
