@@ -206,7 +206,12 @@ public final class ProbeCommand implements Callable<Integer> {
         ProbeMetricsServer metrics =
             metricsPort >= 0 ? ProbeMetricsServer.start(metricsPort) : null;
         PodRepair repairs = startRepair(client, repairSettings, metrics, err)) {
-      NodeCapabilityWriter writer = new NodeCapabilityWriter(client);
+      // TODO(revisions): the probe's revision from the config's revisions.name
+      // (RevisionConfig.from(MeshConfig).name()), so each revision applies under its own field
+      // manager and one release's probe never deletes the status fields of another's
+      NodeCapabilityWriter writer =
+          new NodeCapabilityWriter(
+              client, NodeCapabilityWriter.fieldManager(NodeCapabilityWriter.DEFAULT_REVISION));
       boolean once = interval.isZero();
       while (true) {
         ProbeReport report = probe.probe(clock.instant());
