@@ -10,6 +10,7 @@ import io.meshinjector.engine.probe.ProbeOptions;
 import io.meshinjector.engine.probe.ProbeReport;
 import io.meshinjector.engine.repair.RepairMode;
 import io.meshinjector.engine.repair.RepairSettings;
+import io.meshinjector.engine.revisions.RevisionNames;
 import io.meshinjector.webhook.probe.ActiveIptablesCheck;
 import io.meshinjector.webhook.probe.HostProbe;
 import io.meshinjector.webhook.probe.NodeCapabilityWriter;
@@ -142,6 +143,16 @@ public final class ProbeCommand implements Callable<Integer> {
   Duration repairResync;
 
   @Option(
+      names = "--revision",
+      defaultValue = RevisionNames.DEFAULT,
+      description =
+          "The revision of the release this probe belongs to (the chart's value `revision`): its"
+              + " NodeCapability writes are applied under a field manager of its own, so a probe of"
+              + " another revision, older or newer, never deletes the status fields this one"
+              + " writes (default: ${DEFAULT-VALUE}).")
+  String revision;
+
+  @Option(
       names = "--metrics-port",
       defaultValue = "-1",
       description =
@@ -196,6 +207,12 @@ public final class ProbeCommand implements Callable<Integer> {
     RepairSettings repairSettings;
     try {
       repairSettings = new RepairSettings(repair, repairPerMinute, repairBackoff);
+      RevisionNames.problem(revision)
+          .filter(p -> !RevisionNames.DEFAULT.equals(revision))
+          .ifPresent(
+              p -> {
+                throw new IllegalArgumentException("--revision: " + p);
+              });
       if (repairResync.isNegative() || repairResync.isZero()) {
         throw new IllegalArgumentException("--repair-resync must be positive, not " + repairResync);
       }
@@ -206,12 +223,8 @@ public final class ProbeCommand implements Callable<Integer> {
         ProbeMetricsServer metrics =
             metricsPort >= 0 ? ProbeMetricsServer.start(metricsPort) : null;
         PodRepair repairs = startRepair(client, repairSettings, metrics, err)) {
-      // TODO(revisions): the probe's revision from the config's revisions.name
-      // (RevisionConfig.from(MeshConfig).name()), so each revision applies under its own field
-      // manager and one release's probe never deletes the status fields of another's
       NodeCapabilityWriter writer =
-          new NodeCapabilityWriter(
-              client, NodeCapabilityWriter.fieldManager(NodeCapabilityWriter.DEFAULT_REVISION));
+          new NodeCapabilityWriter(client, NodeCapabilityWriter.fieldManager(revision));
       boolean once = interval.isZero();
       while (true) {
         ProbeReport report = probe.probe(clock.instant());
