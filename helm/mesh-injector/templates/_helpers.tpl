@@ -91,6 +91,41 @@ report
 {{- include "mesh-injector.fullname" . -}}
 {{- end -}}
 
+{{/*
+This release's revision: `revision`, or `default` when empty. Any other name is checked with the
+webhook's own rules (RevisionNames: a DNS label of at most 40 characters, not a value the routing
+label mesh-injector.io/injection has for another meaning), so the chart refuses what the webhook
+would refuse at start-up.
+*/}}
+{{- define "mesh-injector.revision" -}}
+{{- $rev := toString (default "" .Values.revision) -}}
+{{- if or (eq $rev "") (eq $rev "default") -}}
+default
+{{- else if or (gt (len $rev) 40) (not (regexMatch "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$" $rev)) -}}
+{{- fail (printf "revision %q is not a revision name: lower-case letters, digits and '-', starting and ending with a letter or digit, at most 40 characters" $rev) -}}
+{{- else if has $rev (list "enabled" "disabled") -}}
+{{- fail (printf "revision %q is reserved (it is a value of the label mesh-injector.io/injection); choose another name" $rev) -}}
+{{- else -}}
+{{- $rev -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+Whether this release's elected replica writes the namespaces' routing label: "true" or "false".
+auto: the release that runs the node probe does. One release runs the probe, so exactly one writes
+the labels and two releases never fight over a namespace.
+*/}}
+{{- define "mesh-injector.namespaceLabels" -}}
+{{- $v := toString (dig "namespaceLabels" "auto" (default dict .Values.routing)) -}}
+{{- if eq $v "auto" -}}
+{{- ternary "true" "false" (not (not .Values.probe.enabled)) -}}
+{{- else if has $v (list "true" "false") -}}
+{{- $v -}}
+{{- else -}}
+{{- fail (printf "routing.namespaceLabels must be auto, true or false, got %q" $v) -}}
+{{- end -}}
+{{- end -}}
+
 {{- define "mesh-injector.leaseName" -}}
 {{- printf "%s-certs" (include "mesh-injector.fullname" .) | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
@@ -175,8 +210,9 @@ silently cut to the CA's end (genSignedCert) or refused by the webhook at start-
 {{/*
 The --config YAML: .Values.config verbatim, plus the webhook.tls keys the chart owns: the names
 (they must match the objects rendered here) and the self-managed lifetimes (the install-time set
-and the leader's renewals must agree). Setting those in .Values.config is refused, so a value never
-silently loses to the chart.
+and the leader's renewals must agree); and the revisions keys (the revision must match the label
+of the webhook configuration rendered here). Setting those in .Values.config is refused, so a
+value never silently loses to the chart.
 */}}
 {{- define "mesh-injector.config" -}}
 {{- if not (has .Values.tls.mode (list "self-managed" "cert-manager" "secret")) -}}
@@ -229,7 +265,17 @@ silently loses to the chart.
 {{- $server := dict
       "drainPeriod" (printf "%ds" (include "mesh-injector.drainSeconds" . | int))
       "shutdownTimeout" (printf "%ds" (int .Values.shutdown.timeoutSeconds)) -}}
-{{- $owned := dict "webhook" (dict "tls" $tls "cluster" $cluster "server" $server) -}}
+{{- $userRevisions := dig "revisions" dict $config -}}
+{{- range $key, $value := dict "name" "revision" "namespaceLabels" "routing.namespaceLabels" "createDefaultTag" "routing.createDefaultTag" -}}
+{{- if hasKey $userRevisions $key -}}
+{{- fail (printf "config.revisions.%s is set by the chart; use %s instead" $key $value) -}}
+{{- end -}}
+{{- end -}}
+{{- $revisions := dict
+      "name" (include "mesh-injector.revision" .)
+      "namespaceLabels" (eq (include "mesh-injector.namespaceLabels" .) "true")
+      "createDefaultTag" (not (not (dig "createDefaultTag" true (default dict .Values.routing)))) -}}
+{{- $owned := dict "webhook" (dict "tls" $tls "cluster" $cluster "server" $server) "revisions" $revisions -}}
 {{- $merged := mergeOverwrite $config $owned -}}
 {{- toYaml $merged -}}
 {{- end -}}

@@ -41,7 +41,10 @@ class ValuesSchemaTest {
         Arguments.of("shutdown.drainSeconds", "-5", "/shutdown/drainSeconds"),
         Arguments.of("probe.interval", "often", "/probe/interval"),
         Arguments.of("probe.activeCheck.enabled", "sometimes", "/probe/activeCheck/enabled"),
-        Arguments.of("image.pullPolicy", "Sometimes", "/image/pullPolicy"));
+        Arguments.of("image.pullPolicy", "Sometimes", "/image/pullPolicy"),
+        Arguments.of("revision", "7", "/revision"),
+        Arguments.of("routing.namespaceLabels", "sometimes", "/routing/namespaceLabels"),
+        Arguments.of("routing.createDefaultTag", "maybe", "/routing/createDefaultTag"));
   }
 
   @ParameterizedTest(name = "{0}={1}")
@@ -110,6 +113,9 @@ class ValuesSchemaTest {
         Arguments.of("tls.mode", "cert-manager"),
         Arguments.of("shutdown.preStopSeconds", "0"),
         Arguments.of("probe.interval", "90s"),
-        Arguments.of("probe.activeCheck.enabled", "true"));
+        Arguments.of("probe.activeCheck.enabled", "true"),
+        Arguments.of("revision", "canary"),
+        Arguments.of("routing.namespaceLabels", "false"),
+        Arguments.of("routing.createDefaultTag", "false"));
   }
 }
