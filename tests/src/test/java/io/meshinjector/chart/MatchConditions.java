@@ -9,6 +9,7 @@ import dev.cel.parser.CelStandardMacro;
 import dev.cel.runtime.CelRuntime;
 import dev.cel.runtime.CelRuntimeFactory;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /** A webhook's matchCondition evaluated as the API server does, on the request's object. */
 final class MatchConditions {
@@ -22,10 +23,18 @@ final class MatchConditions {
   private static final CelRuntime RUNTIME =
       CelRuntimeFactory.standardCelRuntimeBuilder().addLibraries(CelExtensions.strings()).build();
 
+  /** Compiled once each: the routing tables evaluate the same few expressions many times. */
+  private static final Map<String, CelRuntime.Program> PROGRAMS = new ConcurrentHashMap<>();
+
   private MatchConditions() {}
 
   static boolean holds(String expression, Map<String, Object> object) throws Exception {
-    CelAbstractSyntaxTree ast = COMPILER.compile(expression).getAst();
-    return (Boolean) RUNTIME.createProgram(ast).eval(Map.of("object", object));
+    CelRuntime.Program program = PROGRAMS.get(expression);
+    if (program == null) {
+      CelAbstractSyntaxTree ast = COMPILER.compile(expression).getAst();
+      program = RUNTIME.createProgram(ast);
+      PROGRAMS.put(expression, program);
+    }
+    return (Boolean) program.eval(Map.of("object", object));
   }
 }

@@ -438,7 +438,9 @@ class WebhookChartTest {
                       || n.startsWith("Issuer/"));
       JsonNode mwc = find(docs, "MutatingWebhookConfiguration", FULLNAME);
       assertThat(CaBundle.fromBase64(caBundle(mwc))).containsExactly(ca);
-      assertThat(mwc.path("metadata").has("annotations")).isFalse();
+      // no cert-manager injector: the failure policy for the tags is the only annotation
+      assertThat(fieldNames(mwc.at("/metadata/annotations")))
+          .containsExactly("mesh-injector.io/failure-policy");
       assertThat(tlsVolumeSecret(docs)).isEqualTo("corp-webhook-tls");
       JsonNode tls = configTree(docs).at("/webhook/tls");
       assertThat(tls.path("mode").asText()).isEqualTo("secret");
@@ -598,8 +600,12 @@ class WebhookChartTest {
     JsonNode mwc = find(docs, "MutatingWebhookConfiguration", FULLNAME);
     JsonNode service = find(docs, "Service", FULLNAME);
 
-    assertThat(mwc.path("webhooks")).hasSize(2);
-    JsonNode w = mwc.at("/webhooks/0");
+    // the release's own configuration holds the catch-all; the fail-closed entry for the
+    // namespaces that opted in is the tag default's, which the leader writes from it
+    assertThat(mwc.path("webhooks")).hasSize(1);
+    JsonNode tag = WebhookRoutes.tag("default", mwc);
+    assertThat(tag.at("/metadata/name").asText()).isEqualTo("mesh-injector-tag-default");
+    JsonNode w = byName(tag.path("webhooks")).get("inject.mesh-injector.io");
     assertThat(texts(w.path("admissionReviewVersions"))).containsExactly("v1", "v1beta1");
     assertThat(w.path("sideEffects").asText()).isEqualTo("None");
     assertThat(w.path("failurePolicy").asText()).isEqualTo("Fail");
@@ -612,9 +618,10 @@ class WebhookChartTest {
     assertThat(texts(rule.path("apiVersions"))).containsExactly("v1");
     assertThat(texts(rule.path("resources"))).containsExactly("pods");
     assertThat(w.has("objectSelector")).isFalse();
-    // one call per pod: a pod injected with nothing added since (a reinvocation) is not sent
-    assertThat(w.path("matchConditions")).hasSize(1);
-    assertThat(w.at("/matchConditions/0/name").asText()).isEqualTo("injection-incomplete");
+    // one call per pod: a pod injected with nothing added since (a reinvocation) is not sent;
+    // the tag's own condition (the pod names no other revision) comes first
+    assertThat(w.path("matchConditions").findValuesAsText("name"))
+        .containsExactly("rev-is-this", "injection-incomplete");
 
     JsonNode ref = w.at("/clientConfig/service");
     assertThat(ref.path("name").asText()).isEqualTo(service.at("/metadata/name").asText());
@@ -631,13 +638,15 @@ class WebhookChartTest {
 
     assertThat(excludedNamespaces(w)).contains(NS, "kube-system");
 
-    // the second entry differs only in its failure policy and the injection label's operator
-    JsonNode other = mwc.at("/webhooks/1");
+    // the catch-all differs in its failure policy, the injection label's operator, its path (the
+    // unrouted one) and the tag's condition
+    JsonNode other = mwc.at("/webhooks/0");
+    assertThat(other.path("name").asText()).isEqualTo("inject-unlabelled.mesh-injector.io");
     assertThat(other.path("failurePolicy").asText()).isEqualTo("Ignore");
+    assertThat(other.at("/clientConfig/service/path").asText()).isEqualTo("/mutate/unrouted");
     for (String field :
         List.of(
             "admissionReviewVersions",
-            "clientConfig",
             "sideEffects",
             "timeoutSeconds",
             "reinvocationPolicy",
@@ -645,17 +654,25 @@ class WebhookChartTest {
             "matchPolicy")) {
       assertThat(other.path(field)).as(field).isEqualTo(w.path(field));
     }
+    assertThat(other.at("/clientConfig/caBundle")).isEqualTo(w.at("/clientConfig/caBundle"));
+    assertThat(other.at("/matchConditions/0")).isEqualTo(w.at("/matchConditions/1"));
     assertThat(excludedNamespaces(other)).isEqualTo(excludedNamespaces(w));
   }
 
   /**
-   * A namespace meets exactly one entry: the labelled ones (the leader mirrors {@code
-   * inject=enabled}) the fail-closed one, every other namespace the fail-open one. Evaluated as the
-   * API server evaluates label selectors, over namespaces with and without the label.
+   * A pod that names no revision meets exactly one entry: in the labelled namespaces (the leader
+   * mirrors {@code inject=enabled}) the tag default's fail-closed one, in every other namespace the
+   * release's fail-open one. Evaluated as the API server evaluates label selectors and match
+   * conditions, over namespaces with and without the label. RevisionRoutingTest does the same for
+   * several releases and tags.
    */
   @Test
   void onlyNamespacesThatOptedInFailClosed() throws IOException {
     JsonNode mwc = find(render(t -> t), "MutatingWebhookConfiguration", FULLNAME);
+    List<JsonNode> webhooks = new ArrayList<>();
+    mwc.path("webhooks").forEach(webhooks::add);
+    WebhookRoutes.tag("default", mwc).path("webhooks").forEach(webhooks::add);
+    Map<String, Object> pod = pod(List.of("app"), List.of(), null);
     Map<String, Map<String, String>> namespaces =
         Map.of(
             "opted-in",
@@ -670,8 +687,8 @@ class WebhookChartTest {
     namespaces.forEach(
         (name, labels) -> {
           List<String> policies = new ArrayList<>();
-          for (JsonNode webhook : mwc.path("webhooks")) {
-            if (matches(webhook.at("/namespaceSelector/matchExpressions"), labels)) {
+          for (JsonNode webhook : webhooks) {
+            if (WebhookRoutes.calls(webhook, labels, pod)) {
               policies.add(webhook.path("failurePolicy").asText());
             }
           }
@@ -682,26 +699,6 @@ class WebhookChartTest {
         .containsEntry("plain", List.of("Ignore"))
         .containsEntry("labelled-otherwise", List.of("Ignore"))
         .containsEntry("release namespace", List.of());
-  }
-
-  /** matchExpressions as the API server reads them: every expression holds. */
-  static boolean matches(JsonNode expressions, Map<String, String> labels) {
-    for (JsonNode e : expressions) {
-      String value = labels.get(e.path("key").asText());
-      List<String> values = texts(e.path("values"));
-      boolean holds =
-          switch (e.path("operator").asText()) {
-            case "In" -> value != null && values.contains(value);
-            case "NotIn" -> value == null || !values.contains(value);
-            case "Exists" -> value != null;
-            case "DoesNotExist" -> value == null;
-            default -> throw new AssertionError("operator " + e);
-          };
-      if (!holds) {
-        return false;
-      }
-    }
-    return true;
   }
 
   /**
@@ -779,11 +776,23 @@ class WebhookChartTest {
             render(t -> t.set("admissionWebhook.url", "https://10.0.0.5:8443/mutate")),
             "MutatingWebhookConfiguration",
             FULLNAME);
-    for (JsonNode w : mwc.path("webhooks")) {
-      assertThat(w.at("/clientConfig/url").asText()).isEqualTo("https://10.0.0.5:8443/mutate");
+    // the catch-all calls the unrouted path; the tag default's entries, written from it, the url
+    List<JsonNode> webhooks = new ArrayList<>();
+    mwc.path("webhooks").forEach(webhooks::add);
+    WebhookRoutes.tag("default", mwc).path("webhooks").forEach(webhooks::add);
+    Map<String, String> urls = new LinkedHashMap<>();
+    for (JsonNode w : webhooks) {
+      urls.put(w.path("name").asText(), w.at("/clientConfig/url").asText());
       assertThat(w.at("/clientConfig").has("service")).isFalse();
       assertThat(w.at("/clientConfig/caBundle").asText()).isNotBlank();
     }
+    assertThat(urls)
+        .containsExactly(
+            Map.entry(
+                "inject-unlabelled.mesh-injector.io", "https://10.0.0.5:8443/mutate/unrouted"),
+            Map.entry("inject.mesh-injector.io", "https://10.0.0.5:8443/mutate"),
+            Map.entry("inject-rev.mesh-injector.io", "https://10.0.0.5:8443/mutate"),
+            Map.entry("rev-elsewhere.mesh-injector.io", "https://10.0.0.5:8443/mutate/unrouted"));
     assertThatThrownBy(() -> render(t -> t.set("admissionWebhook.url", "http://plain:80/mutate")))
         .hasMessageContaining("url");
   }
@@ -820,22 +829,32 @@ class WebhookChartTest {
 
   @Test
   void webhookConfigurationOptions() throws IOException {
-    JsonNode w =
+    JsonNode mwc =
         find(
-                render(
-                    t ->
-                        t.set("admissionWebhook.failurePolicy", "Ignore")
-                            .set("admissionWebhook.timeoutSeconds", 5)
-                            .set("admissionWebhook.excludedNamespaces[0]", "kube-public")
-                            .set("admissionWebhook.objectSelector.matchLabels.team", "shop")
-                            .set("admissionWebhook.matchConditions[0].name", "not-host-network")
-                            .set(
-                                "admissionWebhook.matchConditions[0].expression",
-                                "!has(object.spec.hostNetwork) || !object.spec.hostNetwork")),
-                "MutatingWebhookConfiguration",
-                FULLNAME)
-            .at("/webhooks/0");
+            render(
+                t ->
+                    t.set("admissionWebhook.failurePolicy", "Ignore")
+                        .set("admissionWebhook.timeoutSeconds", 5)
+                        .set("admissionWebhook.excludedNamespaces[0]", "kube-public")
+                        .set("admissionWebhook.objectSelector.matchLabels.team", "shop")
+                        .set("admissionWebhook.matchConditions[0].name", "not-host-network")
+                        .set(
+                            "admissionWebhook.matchConditions[0].expression",
+                            "!has(object.spec.hostNetwork) || !object.spec.hostNetwork")),
+            "MutatingWebhookConfiguration",
+            FULLNAME);
+    JsonNode w = mwc.at("/webhooks/0");
 
+    // the failure policy of the namespaces that opted in: on the tag default's entries, which the
+    // leader writes from the annotation
+    assertThat(mwc.at("/metadata/annotations/mesh-injector.io~1failure-policy").asText())
+        .isEqualTo("Ignore");
+    assertThat(
+            byName(WebhookRoutes.tag("default", mwc).path("webhooks"))
+                .get("inject.mesh-injector.io")
+                .path("failurePolicy")
+                .asText())
+        .isEqualTo("Ignore");
     assertThat(w.path("failurePolicy").asText()).isEqualTo("Ignore");
     assertThat(w.path("timeoutSeconds").asInt()).isEqualTo(5);
     // the list replaces the default one; the release namespace stays excluded whatever it says
