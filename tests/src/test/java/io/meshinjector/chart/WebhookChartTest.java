@@ -913,9 +913,13 @@ class WebhookChartTest {
     assertThat(rulesFor(clusterRole, "secrets")).as("no Secret outside the namespace").isEmpty();
     assertThat(rulesFor(clusterRole, "leases")).isEmpty();
 
-    JsonNode mwcRule = single(rulesFor(clusterRole, "mutatingwebhookconfigurations"));
-    assertThat(texts(mwcRule.path("resourceNames"))).containsExactly(FULLNAME);
-    assertThat(texts(mwcRule.path("verbs"))).containsExactlyInAnyOrder("get", "patch");
+    // webhook configurations: read cluster-wide (the cluster's revisions and tags), written under
+    // the ValidatingAdmissionPolicy that keeps the writes to this release's own configuration and
+    // its tags (RevisionChartTest)
+    assertThat(verbs(clusterRole, "mutatingwebhookconfigurations"))
+        .containsExactlyInAnyOrder("get", "list", "watch", "create", "update", "patch", "delete");
+    assertThat(names(docs))
+        .contains("ValidatingAdmissionPolicy/" + FULLNAME + "-webhook-configurations");
 
     assertThat(role.at("/metadata/namespace").asText()).isEqualTo(NS);
     assertNamedExceptCreate(rulesFor(role, "secrets"), List.of(SECRET), Set.of("get", "update"));
@@ -954,7 +958,7 @@ class WebhookChartTest {
   }
 
   @Test
-  void withoutSelfManagedTlsThereIsNoSecretLeaseOrWebhookWriteAccess() throws IOException {
+  void withoutSelfManagedTlsThereIsNoSecretOrCertificateLease() throws IOException {
     for (UnaryOperator<TemplateCommand> mode :
         List.<UnaryOperator<TemplateCommand>>of(
             t -> t.set("tls.mode", "cert-manager"),
@@ -969,8 +973,9 @@ class WebhookChartTest {
       assertThat(rulesFor(role, "secrets")).isEmpty();
       assertNamedExceptCreate(
           rulesFor(role, "leases"), List.of(LABEL_LEASE), Set.of("get", "update", "patch"));
-      assertThat(rulesFor(find(docs, "ClusterRole", FULLNAME), "mutatingwebhookconfigurations"))
-          .isEmpty();
+      // the tags pointing at this revision follow its caBundle in every TLS mode
+      assertThat(verbs(find(docs, "ClusterRole", FULLNAME), "mutatingwebhookconfigurations"))
+          .containsExactlyInAnyOrder("get", "list", "watch", "create", "update", "patch", "delete");
 
       // without capability labels the leader still writes the namespaces' injection label
       List<JsonNode> quiet = render(t -> mode.apply(t).set("config.policy.publishLabels", false));
