@@ -29,8 +29,9 @@ import org.junit.jupiter.api.Test;
  * serves it, and its CEL (variables, validations, messages) evaluated with CEL-Java over requests
  * the API server would send, as {@code request} with the same fields. What is checked: the probe
  * writes its own node's object and status and nothing else; it is refused without the node-name
- * claim; nobody but the admin groups and the probe writes status; everyone else's writes of the
- * main resource are left to RBAC.
+ * claim; nobody but the admin groups and the node probes writes status, another release's probe
+ * (while the probe is handed from one release to another) only its own node's; everyone else's
+ * writes of the main resource are left to RBAC.
  */
 class NodeCapabilityPolicyTest {
   private static final String POLICY = FULLNAME + "-node-capability-writers";
@@ -110,12 +111,37 @@ class NodeCapabilityPolicyTest {
     String webhook = "system:serviceaccount:" + NS + ":" + FULLNAME;
     assertThat(policy.denials(request(webhook, node("node-a"), "UPDATE", "node-a", "status")))
         .containsExactly(
-            "NodeCapability status is written only by the node probe and cluster admins, not by "
+            "NodeCapability status is written only by the node probes and cluster admins, not by "
                 + webhook);
-    // the probe's name in another namespace is someone else
-    String lookalike = "system:serviceaccount:other:" + FULLNAME + "-probe";
-    assertThat(policy.denials(request(lookalike, node("node-a"), "UPDATE", "node-a", "status")))
+    assertThat(policy.denials(request("jane", node("node-a"), "UPDATE", "node-a", "status")))
         .hasSize(1);
+    // another release's probe, while the probe is handed over: its own node's status only, and
+    // only with a pod-bound token naming it
+    String other = "system:serviceaccount:mesh-canary:canary-mesh-injector-probe";
+    assertThat(policy.denials(request(other, node("node-a"), "UPDATE", "node-a", "status")))
+        .isEmpty();
+    assertThat(policy.denials(request(other, node("node-a"), "UPDATE", "node-b", "status")))
+        .containsExactly(
+            "the node probe "
+                + other
+                + " on node-a may write only the status of NodeCapability node-a, not node-b");
+    assertThat(policy.denials(request(other, null, "UPDATE", "node-a", "status")))
+        .containsExactly(
+            "the node probe "
+                + other
+                + " writes NodeCapability status only with a pod-bound token naming its node"
+                + " (Kubernetes 1.30+); this one names none");
+    // a name that only ends like a probe's, or has no namespace, is no probe
+    for (String notAProbe :
+        List.of(
+            "system:serviceaccount:x:canary-probe-2",
+            "system:serviceaccount:canary-probe",
+            "probe",
+            "jane-probe")) {
+      assertThat(policy.denials(request(notAProbe, node("node-a"), "UPDATE", "node-a", "status")))
+          .as(notAProbe)
+          .hasSize(1);
+    }
     Map<String, Object> admin = request("kubernetes-admin", null, "UPDATE", "node-z", "status");
     admin.put("groups", null);
     ((Map<String, Object>) admin.get("userInfo")).put("groups", List.of("system:masters"));
@@ -191,7 +217,7 @@ class NodeCapabilityPolicyTest {
                 program(v.path("expression").asText()),
                 program(v.path("messageExpression").asText())));
       }
-      assertThat(variables).containsOnlyKeys("isProbe", "isAdmin", "probeNode");
+      assertThat(variables).containsOnlyKeys("isProbe", "isAnyProbe", "isAdmin", "probeNode");
       assertThat(validations).hasSize(2);
       return new Policy(variables, validations);
     }
