@@ -18,7 +18,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * Just enough of a kube-apiserver for Helm's {@code lookup}: helm-java's {@code template()} runs an
  * install dry run that still talks to a cluster for {@code lookup}, so without a server every
  * render fails, and with this one the upgrade path (a Secret that is already there) can be tested.
- * It serves core/v1 discovery and GETs of the Secrets a test puts in; everything else is 404.
+ * It serves core/v1 and admissionregistration.k8s.io/v1 discovery and GETs of the Secrets and
+ * webhook configurations a test puts in; everything else is 404.
  *
  * <p>Helm reads the server from {@code KUBECONFIG}, which the tests module's surefire configuration
  * points at {@code target/chart-tests/kubeconfig}; this class writes that file.
@@ -30,6 +31,21 @@ final class FakeKubeApi {
 
   private final HttpServer server;
   private final Map<String, Map<String, Object>> secrets = new ConcurrentHashMap<>();
+  private final Map<String, Map<String, Object>> webhooks = new ConcurrentHashMap<>();
+  private static final String WEBHOOKS =
+      "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/";
+  private static final Map<String, Object> NOT_FOUND =
+      Map.of(
+          "kind",
+          "Status",
+          "apiVersion",
+          "v1",
+          "status",
+          "Failure",
+          "reason",
+          "NotFound",
+          "code",
+          404);
 
   private FakeKubeApi() throws IOException {
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
@@ -62,8 +78,22 @@ final class FakeKubeApi {
     secrets.put(namespace + "/" + name, secret);
   }
 
+  /** A MutatingWebhookConfiguration that {@code lookup} returns until {@link #clear()}. */
+  void putWebhookConfiguration(String name, Map<String, Object> labels) {
+    webhooks.put(
+        name,
+        Map.of(
+            "apiVersion",
+            "admissionregistration.k8s.io/v1",
+            "kind",
+            "MutatingWebhookConfiguration",
+            "metadata",
+            Map.of("name", name, "labels", labels)));
+  }
+
   void clear() {
     secrets.clear();
+    webhooks.clear();
   }
 
   private void writeKubeconfig() throws IOException {
@@ -105,7 +135,40 @@ final class FakeKubeApi {
     if (path.equals("/api")) {
       body = Map.of("kind", "APIVersions", "versions", new String[] {"v1"});
     } else if (path.equals("/apis")) {
-      body = Map.of("kind", "APIGroupList", "apiVersion", "v1", "groups", new Object[0]);
+      Map<String, Object> version =
+          Map.of("groupVersion", "admissionregistration.k8s.io/v1", "version", "v1");
+      body =
+          Map.of(
+              "kind",
+              "APIGroupList",
+              "apiVersion",
+              "v1",
+              "groups",
+              new Object[] {
+                Map.of(
+                    "name",
+                    "admissionregistration.k8s.io",
+                    "versions",
+                    new Object[] {version},
+                    "preferredVersion",
+                    version)
+              });
+    } else if (path.equals("/apis/admissionregistration.k8s.io/v1")) {
+      body =
+          Map.of(
+              "kind",
+              "APIResourceList",
+              "groupVersion",
+              "admissionregistration.k8s.io/v1",
+              "resources",
+              new Object[] {
+                Map.of(
+                    "name", "mutatingwebhookconfigurations",
+                    "singularName", "mutatingwebhookconfiguration",
+                    "namespaced", false,
+                    "kind", "MutatingWebhookConfiguration",
+                    "verbs", new String[] {"get", "list"})
+              });
     } else if (path.equals("/api/v1")) {
       body =
           Map.of(
@@ -122,6 +185,12 @@ final class FakeKubeApi {
                     "kind", "Secret",
                     "verbs", new String[] {"get", "list"})
               });
+    } else if (path.startsWith(WEBHOOKS)) {
+      body = webhooks.get(path.substring(WEBHOOKS.length()));
+      if (body == null) {
+        status = 404;
+        body = NOT_FOUND;
+      }
     } else {
       body = secretAt(path);
       if (body == null) {

@@ -40,15 +40,25 @@ class RevisionChartTest {
   private static final String POLICY = FULLNAME + "-webhook-configurations";
 
   @Test
-  void aReleaseWithoutARevisionIsTheRevisionDefaultWithOnlyTheCatchAll() throws IOException {
+  void aReleaseWithoutARevisionServesTheTagDefaultItselfUntilATagObjectDoes() throws IOException {
     List<JsonNode> docs = render(t -> t);
     JsonNode mwc = find(docs, "MutatingWebhookConfiguration", FULLNAME);
     assertThat(mwc.at("/metadata/labels/mesh-injector.io~1revision").asText()).isEqualTo("default");
     assertThat(mwc.at("/metadata/annotations/mesh-injector.io~1failure-policy").asText())
         .isEqualTo("Fail");
-    assertThat(mwc.path("webhooks")).hasSize(1);
-    JsonNode catchAll = mwc.at("/webhooks/0");
-    assertThat(catchAll.path("name").asText()).isEqualTo(RouteEntries.CATCH_ALL);
+    // the fail-closed entry for `enabled` a single release always had, and the catch-all
+    assertThat(fields(mwc.path("webhooks"), "name"))
+        .containsExactly(
+            RouteEntries.ROUTED,
+            RouteEntries.POD_REV,
+            RouteEntries.OTHER_REV,
+            RouteEntries.CATCH_ALL);
+    JsonNode routed = mwc.at("/webhooks/0");
+    assertThat(routed.path("failurePolicy").asText()).isEqualTo("Fail");
+    assertThat(routed.at("/clientConfig/service/path").asText()).isEqualTo("/mutate");
+    assertThat(texts(routed.at("/namespaceSelector/matchExpressions/0/values")))
+        .containsExactly("enabled");
+    JsonNode catchAll = mwc.at("/webhooks/3");
     assertThat(catchAll.path("failurePolicy").asText()).isEqualTo("Ignore");
     assertThat(catchAll.at("/clientConfig/service/path").asText()).isEqualTo("/mutate/unrouted");
     JsonNode route = catchAll.at("/namespaceSelector/matchExpressions/0");
@@ -60,6 +70,25 @@ class RevisionChartTest {
     assertThat(config).isEqualTo(RevisionConfig.SINGLE);
     // `default` said outright is the same release
     assertThat(revisionConfig(render(t -> t.set("revision", "default")))).isEqualTo(config);
+
+    // once `tag set default` made a tag object, an upgrade renders the catch-all alone
+    FakeKubeApi api = FakeKubeApi.get();
+    api.putWebhookConfiguration(
+        RevisionNames.tagObjectName("default"),
+        Map.of(RevisionNames.TAG_LABEL, "default", RevisionNames.REVISION_LABEL, "canary"));
+    try {
+      JsonNode upgraded = find(render(t -> t), "MutatingWebhookConfiguration", FULLNAME);
+      assertThat(fields(upgraded.path("webhooks"), "name")).containsExactly(RouteEntries.CATCH_ALL);
+    } finally {
+      api.clear();
+    }
+  }
+
+  /** The {@code field} of each element of {@code array}. */
+  private static List<String> fields(JsonNode array, String field) {
+    List<String> out = new java.util.ArrayList<>();
+    array.forEach(n -> out.add(n.path(field).asText()));
+    return out;
   }
 
   @Test
@@ -83,11 +112,15 @@ class RevisionChartTest {
     assertThatThrownBy(() -> render(t -> t.set("revision", "canary").withKubeVersion("1.27.9")))
         .hasMessageContaining(
             "revisions other than default need Kubernetes 1.28+ (matchConditions)");
-    // the revision default still renders there: its catch-all, without conditions
+    // the revision default still renders there as a single release always did: the fail-closed
+    // entry for `enabled` and the catch-all, without conditions
     JsonNode old =
         find(render(t -> t.withKubeVersion("1.27.9")), "MutatingWebhookConfiguration", FULLNAME);
-    assertThat(old.path("webhooks")).hasSize(1);
+    assertThat(fields(old.path("webhooks"), "name"))
+        .containsExactly(RouteEntries.ROUTED, RouteEntries.CATCH_ALL);
+    assertThat(old.at("/webhooks/0/failurePolicy").asText()).isEqualTo("Fail");
     assertThat(old.at("/webhooks/0").has("matchConditions")).isFalse();
+    assertThat(old.at("/webhooks/1").has("matchConditions")).isFalse();
   }
 
   @Test

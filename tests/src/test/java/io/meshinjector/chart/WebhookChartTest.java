@@ -600,12 +600,16 @@ class WebhookChartTest {
     JsonNode mwc = find(docs, "MutatingWebhookConfiguration", FULLNAME);
     JsonNode service = find(docs, "Service", FULLNAME);
 
-    // the release's own configuration holds the catch-all; the fail-closed entry for the
-    // namespaces that opted in is the tag default's, which the leader writes from it
-    assertThat(mwc.path("webhooks")).hasSize(1);
-    JsonNode tag = WebhookRoutes.tag("default", mwc);
-    assertThat(tag.at("/metadata/name").asText()).isEqualTo("mesh-injector-tag-default");
-    JsonNode w = byName(tag.path("webhooks")).get("inject.mesh-injector.io");
+    // the revision default serves the tag default itself while the cluster has no tag object:
+    // the fail-closed entry for the namespaces that opted in, the two that route a pod's own rev,
+    // and the catch-all
+    assertThat(byName(mwc.path("webhooks")).keySet())
+        .containsExactly(
+            "inject.mesh-injector.io",
+            "inject-rev.mesh-injector.io",
+            "rev-elsewhere.mesh-injector.io",
+            "inject-unlabelled.mesh-injector.io");
+    JsonNode w = byName(mwc.path("webhooks")).get("inject.mesh-injector.io");
     assertThat(texts(w.path("admissionReviewVersions"))).containsExactly("v1", "v1beta1");
     assertThat(w.path("sideEffects").asText()).isEqualTo("None");
     assertThat(w.path("failurePolicy").asText()).isEqualTo("Fail");
@@ -640,8 +644,7 @@ class WebhookChartTest {
 
     // the catch-all differs in its failure policy, the injection label's operator, its path (the
     // unrouted one) and the tag's condition
-    JsonNode other = mwc.at("/webhooks/0");
-    assertThat(other.path("name").asText()).isEqualTo("inject-unlabelled.mesh-injector.io");
+    JsonNode other = byName(mwc.path("webhooks")).get("inject-unlabelled.mesh-injector.io");
     assertThat(other.path("failurePolicy").asText()).isEqualTo("Ignore");
     assertThat(other.at("/clientConfig/service/path").asText()).isEqualTo("/mutate/unrouted");
     for (String field :
@@ -671,7 +674,6 @@ class WebhookChartTest {
     JsonNode mwc = find(render(t -> t), "MutatingWebhookConfiguration", FULLNAME);
     List<JsonNode> webhooks = new ArrayList<>();
     mwc.path("webhooks").forEach(webhooks::add);
-    WebhookRoutes.tag("default", mwc).path("webhooks").forEach(webhooks::add);
     Map<String, Object> pod = pod(List.of("app"), List.of(), null);
     Map<String, Map<String, String>> namespaces =
         Map.of(
@@ -712,8 +714,13 @@ class WebhookChartTest {
   void onlyAPodWithSomethingLeftToInjectIsSent() throws Exception {
     for (String[] mesh : new String[][] {{"linkerd", "linkerd-proxy"}, {"istio", "istio-proxy"}}) {
       JsonNode w =
-          find(render(t -> t.set("config.mesh", mesh[0])), "MutatingWebhookConfiguration", FULLNAME)
-              .at("/webhooks/0");
+          byName(
+                  find(
+                          render(t -> t.set("config.mesh", mesh[0])),
+                          "MutatingWebhookConfiguration",
+                          FULLNAME)
+                      .path("webhooks"))
+              .get("inject-unlabelled.mesh-injector.io");
       String expression = w.at("/matchConditions/0/expression").asText();
       String proxy = mesh[1];
       String listed = "init," + proxy + ",app";
@@ -779,7 +786,6 @@ class WebhookChartTest {
     // the catch-all calls the unrouted path; the tag default's entries, written from it, the url
     List<JsonNode> webhooks = new ArrayList<>();
     mwc.path("webhooks").forEach(webhooks::add);
-    WebhookRoutes.tag("default", mwc).path("webhooks").forEach(webhooks::add);
     Map<String, String> urls = new LinkedHashMap<>();
     for (JsonNode w : webhooks) {
       urls.put(w.path("name").asText(), w.at("/clientConfig/url").asText());
@@ -788,11 +794,11 @@ class WebhookChartTest {
     }
     assertThat(urls)
         .containsExactly(
-            Map.entry(
-                "inject-unlabelled.mesh-injector.io", "https://10.0.0.5:8443/mutate/unrouted"),
             Map.entry("inject.mesh-injector.io", "https://10.0.0.5:8443/mutate"),
             Map.entry("inject-rev.mesh-injector.io", "https://10.0.0.5:8443/mutate"),
-            Map.entry("rev-elsewhere.mesh-injector.io", "https://10.0.0.5:8443/mutate/unrouted"));
+            Map.entry("rev-elsewhere.mesh-injector.io", "https://10.0.0.5:8443/mutate/unrouted"),
+            Map.entry(
+                "inject-unlabelled.mesh-injector.io", "https://10.0.0.5:8443/mutate/unrouted"));
     assertThatThrownBy(() -> render(t -> t.set("admissionWebhook.url", "http://plain:80/mutate")))
         .hasMessageContaining("url");
   }
@@ -843,14 +849,14 @@ class WebhookChartTest {
                             "!has(object.spec.hostNetwork) || !object.spec.hostNetwork")),
             "MutatingWebhookConfiguration",
             FULLNAME);
-    JsonNode w = mwc.at("/webhooks/0");
+    JsonNode w = byName(mwc.path("webhooks")).get("inject-unlabelled.mesh-injector.io");
 
-    // the failure policy of the namespaces that opted in: on the tag default's entries, which the
-    // leader writes from the annotation
+    // the failure policy of the namespaces that opted in: on the route entries, and on the tags'
+    // through the annotation
     assertThat(mwc.at("/metadata/annotations/mesh-injector.io~1failure-policy").asText())
         .isEqualTo("Ignore");
     assertThat(
-            byName(WebhookRoutes.tag("default", mwc).path("webhooks"))
+            byName(mwc.path("webhooks"))
                 .get("inject.mesh-injector.io")
                 .path("failurePolicy")
                 .asText())

@@ -65,11 +65,11 @@ public record Revisions(boolean known, Map<String, Release> revisions, Map<Strin
   }
 
   /**
-   * Whether {@code name} has webhook entries of its own that fail closed: every tag has, and every
-   * served revision but {@code default}, which is reached through tags.
+   * Whether {@code name} has webhook entries that fail closed: every tag has, and every served
+   * revision for its own name; the revision {@code default} serves the tag default itself while the
+   * cluster has no tag object of that name.
    */
   public boolean hasOwnEntries(String name) {
-    return tags.containsKey(name)
-        || (revisions.containsKey(name) && !RevisionNames.DEFAULT.equals(name));
+    return tags.containsKey(name) || revisions.containsKey(name);
   }
 }

@@ -33,8 +33,8 @@ import org.slf4j.LoggerFactory;
  * release that runs the probe), so two releases never fight over a namespace. A name is written
  * only once some entry takes it: a tag or a revision with entries of its own, or a name no release
  * serves (the catch-alls refuse its pods). A namespace that follows the default tag while the
- * cluster has none stays unlabelled and is injected through the catch-all, failing open, rather
- * than labelled for entries that do not exist.
+ * cluster has neither a tag default nor a revision called default stays unlabelled and is injected
+ * through the catch-all, failing open, rather than labelled for entries that do not exist.
  *
  * <p>A namespace annotated a moment ago and not yet labelled reaches the catch-all entries, and is
  * injected as long as a replica answers. Excluded namespaces are never labelled. Not paced: a
@@ -112,6 +112,10 @@ public final class InjectionLabels implements LabelSubject {
     // any other value of the key (say, "disabled") is taken away when not wanted, and replaced
     // when wanted: the label is output only
     Map<String, String> present = value == null ? Map.of() : Map.of(KEY, value);
+    if (!revisions.settled()) {
+      // the cluster's revisions and tags are not read yet: no label names entries unseen
+      return new Labels(present, present);
+    }
     Optional<String> want = wanted(ns, excluded, routes, revisions.get());
     return new Labels(want.map(v -> Map.of(KEY, v)).orElse(Map.of()), present);
   }

@@ -30,6 +30,7 @@ public final class RevisionsWatch implements Supplier<Revisions>, AutoCloseable 
   private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
   private volatile Revisions current = Revisions.unknown();
   private volatile boolean failedOnce;
+  private volatile boolean settled;
   private SharedIndexInformer<MutatingWebhookConfiguration> informer;
 
   public RevisionsWatch(KubernetesClient client) {
@@ -44,6 +45,14 @@ public final class RevisionsWatch implements Supplier<Revisions>, AutoCloseable 
   @Override
   public Revisions get() {
     return current;
+  }
+
+  /**
+   * Whether the first list is in, or could not be had: until then {@link #get} says nothing of the
+   * cluster, and the namespaces' labels wait rather than name entries that may not exist.
+   */
+  public boolean settled() {
+    return settled;
   }
 
   /** The webhook configurations as last seen, revisions' and tags'. */
@@ -88,6 +97,7 @@ public final class RevisionsWatch implements Supplier<Revisions>, AutoCloseable 
         (started, t) -> {
           if (!failedOnce) {
             failedOnce = true;
+            settled = true;
             LOG.warn(
                 "revisions: cannot watch the cluster's webhook configurations ({}): every pod"
                     + " sent here is taken as this revision's, as with a single release; it"
@@ -96,7 +106,15 @@ public final class RevisionsWatch implements Supplier<Revisions>, AutoCloseable 
           }
           return true;
         });
-    informer.start();
+    informer
+        .start()
+        .whenComplete(
+            (done, failed) -> {
+              if (failed == null) {
+                settled = true;
+                changed();
+              }
+            });
     LOG.info(
         "revisions: watching webhook configurations labelled {}", RevisionNames.REVISION_LABEL);
   }

@@ -8,11 +8,15 @@ import io.fabric8.kubernetes.api.model.admissionregistration.v1.MatchCondition;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MatchConditionBuilder;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhook;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookBuilder;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.WebhookClientConfig;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.WebhookClientConfigBuilder;
 import io.meshinjector.engine.revisions.RevisionNames;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * The webhook entries that route pods to one revision or tag, built from a revision's catch-all
@@ -35,6 +39,8 @@ public final class RouteEntries {
   public static final String POD_REV = "inject-rev.mesh-injector.io";
   public static final String OTHER_REV = "rev-elsewhere.mesh-injector.io";
   public static final String CATCH_ALL = "inject-unlabelled.mesh-injector.io";
+
+  private static final Set<String> ROUTE_NAMES = Set.of(ROUTED, POD_REV, OTHER_REV);
 
   /** The path of every entry that routes; the catch-all's is this plus {@value #UNROUTED}. */
   public static final String MUTATE = "/mutate";
@@ -89,6 +95,41 @@ public final class RouteEntries {
             condition(
                 "rev-names-other", POD_REV_CEL + " != '' && " + POD_REV_CEL + " != " + quoted)));
     return out;
+  }
+
+  /** Whether {@code entry} is one of the route entries (not the catch-all). */
+  public static boolean isRoute(MutatingWebhook entry) {
+    return ROUTE_NAMES.contains(entry.getName());
+  }
+
+  /**
+   * A JSON Patch, as a list of operations, that takes the route entries out of a revision's
+   * configuration: each removal guarded by a test of the entry's name at its index, last index
+   * first, so a concurrent reorder fails the patch instead of removing another entry. Empty when it
+   * has none. {@code tag set default} applies it to the revision called default once the tag object
+   * serves its namespaces.
+   */
+  public static List<Map<String, Object>> removeRoutes(MutatingWebhookConfiguration revision) {
+    List<Map<String, Object>> ops = new ArrayList<>();
+    List<MutatingWebhook> webhooks =
+        revision.getWebhooks() == null ? List.of() : revision.getWebhooks();
+    for (int i = webhooks.size() - 1; i >= 0; i--) {
+      if (isRoute(webhooks.get(i))) {
+        ops.add(op("test", "/webhooks/" + i + "/name", webhooks.get(i).getName()));
+        ops.add(op("remove", "/webhooks/" + i, null));
+      }
+    }
+    return ops;
+  }
+
+  private static Map<String, Object> op(String op, String path, Object value) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("op", op);
+    m.put("path", path);
+    if (value != null) {
+      m.put("value", value);
+    }
+    return m;
   }
 
   private static MutatingWebhook entry(

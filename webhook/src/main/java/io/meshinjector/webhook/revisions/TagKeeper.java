@@ -18,11 +18,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The elected replica's care of the tags that point at its revision: it creates the tag {@code
- * default} when the cluster has none (never moving one that exists), and keeps every tag pointing
- * here in step with its own webhook configuration, whose CA bundle the certificate leader or
- * cert-manager renews and whose client a {@code helm upgrade} may change. It writes only tags whose
- * revision label names its own revision, each update at the resourceVersion it read, so a tag moved
- * meanwhile by {@code mesh-injector tag set} is never moved back.
+ * default} when the cluster has none and no revision called {@code default} serves it itself (never
+ * moving one that exists), and keeps every tag pointing here in step with its own webhook
+ * configuration, whose CA bundle the certificate leader or cert-manager renews and whose client a
+ * {@code helm upgrade} may change. It writes only tags whose revision label names its own revision,
+ * each update at the resourceVersion it read, so a tag moved meanwhile by {@code mesh-injector tag
+ * set} is never moved back.
  */
 public final class TagKeeper implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TagKeeper.class);
@@ -114,7 +115,9 @@ public final class TagKeeper implements AutoCloseable {
       return;
     }
     String defaultTag = RevisionNames.tagObjectName(RevisionNames.DEFAULT);
-    if (revision.createDefaultTag() && watch.configuration(defaultTag).isEmpty()) {
+    if (revision.createDefaultTag()
+        && watch.configuration(defaultTag).isEmpty()
+        && !watch.get().revisions().containsKey(RevisionNames.DEFAULT)) {
       MutatingWebhookConfiguration created =
           TagWebhooks.pointing(RevisionNames.DEFAULT, own.get(), null);
       try {

@@ -24,8 +24,12 @@ class InjectionLabelsTest {
           Map.of("default", RELEASE, "canary", RELEASE),
           Map.of("default", "default", "prod", "canary"));
 
-  /** Revision default only, and no tag: the default tag is not created yet. */
+  /** Revision default only, and no tag: it serves the tag default itself. */
   private static final Revisions NO_TAG = new Revisions(true, Map.of("default", RELEASE), Map.of());
+
+  /** Revision canary only, and no tag yet: nothing serves the tag default. */
+  private static final Revisions NOTHING_DEFAULT =
+      new Revisions(true, Map.of("canary", RELEASE), Map.of());
 
   @ParameterizedTest(name = "{0}: inject={1}, mesh-injector.io/inject={2} -> {3}")
   @CsvSource(
@@ -70,10 +74,14 @@ class InjectionLabelsTest {
         "prod, two, prod",
         // a name no release serves: labelled, so that the catch-alls refuse its pods by name
         "typo, two, typo",
-        // no tag default yet: left to the catch-all (fail open) rather than routed to nothing
-        "-, no-tag, -",
-        "default, no-tag, -",
+        // the revision called default serves the tag default itself, under the same value
+        "-, no-tag, enabled",
+        "default, no-tag, enabled",
         "typo, no-tag, typo",
+        // nothing serves the default tag yet: left to the catch-all (fail open), never routed to
+        // entries that do not exist
+        "-, nothing-default, -",
+        "canary, nothing-default, canary",
         // the revisions were not read: every name is labelled as asked
         "canary, unknown, canary",
       })
@@ -86,6 +94,7 @@ class InjectionLabelsTest {
         switch (cluster) {
           case "two" -> TWO;
           case "no-tag" -> NO_TAG;
+          case "nothing-default" -> NOTHING_DEFAULT;
           default -> Revisions.unknown();
         };
     assertThat(wanted("shop", annotations, revisions)).isEqualTo(Optional.ofNullable(label));
