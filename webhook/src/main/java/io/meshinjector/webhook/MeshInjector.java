@@ -7,6 +7,7 @@ import io.meshinjector.webhook.cli.ExplainCommand;
 import io.meshinjector.webhook.cli.InjectCommand;
 import io.meshinjector.webhook.cli.ProbeCommand;
 import io.meshinjector.webhook.cli.ServeCommand;
+import io.meshinjector.webhook.cli.TagCommand;
 import io.meshinjector.webhook.tls.TlsProvider;
 import java.util.Arrays;
 import picocli.CommandLine;
@@ -14,7 +15,7 @@ import picocli.CommandLine.Command;
 
 /**
  * The one jar's entry point: {@code serve}, {@code inject}, {@code explain}, {@code check}, {@code
- * probe}, {@code certs}.
+ * tag}, {@code probe}, {@code certs}.
  */
 @Command(
     name = "mesh-injector",
@@ -29,6 +30,7 @@ import picocli.CommandLine.Command;
       InjectCommand.class,
       ExplainCommand.class,
       CheckCommand.class,
+      TagCommand.class,
       ProbeCommand.class,
       CertsCommand.class,
       CommandLine.HelpCommand.class
@@ -40,7 +42,8 @@ import picocli.CommandLine.Command;
       "2:invalid command line",
       "3:a pod would be refused",
       "4:an internal failure (out of memory, a bug), said on stderr",
-      "5:check: a check failed"
+      "5:check: a check failed",
+      "6:tag: refused or raced, nothing written"
     })
 public final class MeshInjector implements Runnable {
   /** The CLI logs to stderr, quietly, so stdout stays the manifests a user pipes on. */

@@ -23,5 +23,11 @@ public final class ExitCodes {
   /** {@code check}: a check failed (warnings alone exit {@link #OK}). */
   public static final int CHECK_FAILED = 5;
 
+  /**
+   * {@code tag}: nothing was written, because a precondition failed (an unknown or unready
+   * revision, a name taken, an API server without matchConditions) or the tag changed meanwhile.
+   */
+  public static final int TAG_REFUSED = 6;
+
   private ExitCodes() {}
 }

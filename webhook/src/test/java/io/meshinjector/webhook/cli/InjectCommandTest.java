@@ -10,6 +10,7 @@ import io.meshinjector.webhook.support.Reviews;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -232,15 +233,33 @@ class InjectCommandTest {
 
   @Test
   void everyCommandHasHelp() {
-    for (String command : new String[] {"serve", "inject", "explain", "check", "probe", "certs"}) {
-      Cli.Run run = Cli.run(command, "--help");
+    for (String command :
+        new String[] {
+          "serve",
+          "inject",
+          "explain",
+          "check",
+          "tag",
+          "tag set",
+          "tag list",
+          "tag remove",
+          "probe",
+          "certs"
+        }) {
+      List<String> args = new ArrayList<>(List.of(command.split(" ")));
+      args.add("--help");
+      Cli.Run run = Cli.run(args.toArray(String[]::new));
       assertThat(run.code()).as(command).isZero();
       assertThat(run.out()).as(command).startsWith("Usage: mesh-injector " + command);
     }
     Cli.Run top = Cli.run("--help");
     assertThat(top.code()).isZero();
     assertThat(top.out())
-        .contains("serve", "inject", "explain", "check", "probe", "certs")
-        .contains("5   check: a check failed");
+        .contains("serve", "inject", "explain", "check", "tag", "probe", "certs")
+        .contains("5   check: a check failed")
+        .contains("6   tag: refused or raced, nothing written");
+    Cli.Run tagAlone = Cli.run("tag");
+    assertThat(tagAlone.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(tagAlone.err()).contains("name a subcommand: set, list or remove");
   }
 }
