@@ -10,6 +10,7 @@ import io.meshinjector.engine.decision.CompletionRule;
 import io.meshinjector.engine.decision.Decision;
 import io.meshinjector.engine.decision.Plan;
 import io.meshinjector.engine.decision.TraceStep;
+import io.meshinjector.engine.revisions.Route;
 import io.meshinjector.templates.WorkloadTemplates.PodTemplateRef;
 import io.meshinjector.webhook.cli.snapshot.KubeconfigCluster;
 import io.meshinjector.webhook.cli.snapshot.PreviewNamespace;
@@ -97,7 +98,7 @@ public final class ExplainCommand implements Callable<Integer> {
       // the workloads always come from the cluster; the view from --cluster files when given
       try (KubeconfigCluster live = kube.connect()) {
         docs = live.workloads(ns);
-        view = kube.view(sources, config, err, live);
+        view = kube.viewWithRevisions(sources, config, err, live);
         err.println(
             "preview of namespace "
                 + ns
@@ -111,26 +112,31 @@ public final class ExplainCommand implements Callable<Integer> {
     } else {
       // the input's own errors come first, before any cluster is asked
       docs = manifests.documents();
-      view = kube.view(sources, config, err);
+      view = kube.viewWithRevisions(sources, config, err);
     }
     TemplateInjector injector =
         new TemplateInjector(config, view, manifests.namespace(), Clock.systemUTC());
     List<Decision> decisions = new ArrayList<>();
+    List<Route> routes = new ArrayList<>();
     for (JsonNode doc : docs) {
       for (PodTemplateRef t : injector.templates(doc)) {
         decisions.add(injector.decide(t).decision());
+        routes.add(injector.route(t));
       }
     }
     PrintWriter out = spec.commandLine().getOut();
     if (output == Format.json) {
-      List<Map<String, Object>> json = decisions.stream().map(Decision::toJsonMap).toList();
+      List<Map<String, Object>> json = new ArrayList<>();
+      for (int i = 0; i < decisions.size(); i++) {
+        json.add(ExplainedRoute.withRoute(decisions.get(i).toJsonMap(), routes.get(i)));
+      }
       out.println(
           Manifests.json()
               .copy()
               .enable(SerializationFeature.INDENT_OUTPUT)
               .writeValueAsString(json));
     } else {
-      out.print(table(decisions, verbose));
+      out.print(table(decisions, routes, verbose));
     }
     out.flush();
     // as inject does: a script that checks a manifest sees why on stderr, whatever -o is
@@ -141,7 +147,10 @@ public final class ExplainCommand implements Callable<Integer> {
     return decisions.stream().anyMatch(Decision::rejected) ? ExitCodes.REFUSED : ExitCodes.OK;
   }
 
-  static String table(List<Decision> decisions, boolean verbose) {
+  /**
+   * @param routes the revision of each decision's pods, in the same order
+   */
+  static String table(List<Decision> decisions, List<Route> routes, boolean verbose) {
     if (decisions.isEmpty()) {
       return "no pod templates found\n";
     }
@@ -179,10 +188,12 @@ public final class ExplainCommand implements Callable<Integer> {
       }
       s.append(line.toString().stripTrailing()).append('\n');
     }
-    for (Decision d : decisions) {
+    for (int i = 0; i < decisions.size(); i++) {
+      Decision d = decisions.get(i);
       s.append('\n').append(d.workload()).append('\n');
       d.reason().ifPresent(r -> s.append("  reason:     ").append(r).append('\n'));
       d.completionRule().ifPresent(rule -> s.append("  completion: ").append(completion(d, rule)));
+      s.append("  revision:   ").append(ExplainedRoute.text(routes.get(i))).append('\n');
       if (!d.candidateNodes().isEmpty()) {
         s.append("  candidates: ").append(String.join(", ", d.candidateNodes()));
         if (d.candidateCount() > d.candidateNodes().size()) {

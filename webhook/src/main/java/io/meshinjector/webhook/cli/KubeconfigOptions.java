@@ -4,6 +4,7 @@ import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.webhook.cli.snapshot.ClusterDetection;
 import io.meshinjector.webhook.cli.snapshot.KubeconfigCluster;
+import io.meshinjector.webhook.cli.snapshot.WithRevisions;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
@@ -43,5 +44,27 @@ public final class KubeconfigOptions {
       return sources.view(config);
     }
     return live.view(config.engine().capabilities(), err);
+  }
+
+  /**
+   * As {@link #view(SourceOptions, MeshConfig, PrintWriter)}, with the cluster's revisions and tags
+   * when it is the live cluster, for explain's route; the {@code --cluster} files hold none.
+   */
+  ClusterView viewWithRevisions(SourceOptions sources, MeshConfig config, PrintWriter err) {
+    if (!sources.clusterFiles().isEmpty()) {
+      return sources.view(config);
+    }
+    try (KubeconfigCluster live = connect()) {
+      return viewWithRevisions(sources, config, err, live);
+    }
+  }
+
+  /** As above, on a cluster already connected. */
+  ClusterView viewWithRevisions(
+      SourceOptions sources, MeshConfig config, PrintWriter err, KubeconfigCluster live) {
+    if (!sources.clusterFiles().isEmpty()) {
+      return sources.view(config);
+    }
+    return new WithRevisions(live.view(config.engine().capabilities(), err), live.revisions(err));
   }
 }

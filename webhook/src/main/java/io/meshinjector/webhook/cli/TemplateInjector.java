@@ -5,6 +5,9 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.engine.decision.Decision;
+import io.meshinjector.engine.revisions.RevisionConfig;
+import io.meshinjector.engine.revisions.Route;
+import io.meshinjector.engine.revisions.RouteResolver;
 import io.meshinjector.templates.WorkloadTemplates;
 import io.meshinjector.templates.WorkloadTemplates.PodTemplateRef;
 import io.meshinjector.webhook.admission.InjectionPipeline;
@@ -17,7 +20,9 @@ import io.meshinjector.webhook.manifest.ManifestException;
 import io.meshinjector.webhook.metrics.AdmissionMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Runs the webhook's decision path over the pod templates of manifest documents, for {@code inject}
@@ -27,6 +32,8 @@ final class TemplateInjector {
   private final PodAdmission admission;
   private final ClusterView view;
   private final String defaultNamespace;
+  private final String revision;
+  private final RouteResolver routes = new RouteResolver(false);
 
   TemplateInjector(MeshConfig config, ClusterView files, String defaultNamespace, Clock clock) {
     this.view = new AssumeEnabledNamespaces(files);
@@ -39,6 +46,7 @@ final class TemplateInjector {
             new AdmissionMetrics(new SimpleMeterRegistry()),
             Staleness.never());
     this.defaultNamespace = defaultNamespace;
+    this.revision = RevisionConfig.from(config).name();
   }
 
   /** The pod templates of {@code doc}, objects that name no namespace in the default one. */
@@ -59,6 +67,27 @@ final class TemplateInjector {
       throw new ManifestException(Problems.invalidTemplate(t.workload(), e));
     }
     return admission.decide(t.workload(), t.template(), pod, view);
+  }
+
+  /**
+   * The revision that would inject the template's pods, as the webhook routes them: the pod's
+   * {@code mesh-injector.io/rev}, else its namespace's, else the default tag, through the view's
+   * revisions and tags.
+   */
+  Route route(PodTemplateRef t) {
+    Map<String, String> annotations = new HashMap<>();
+    t.template()
+        .path("metadata")
+        .path("annotations")
+        .fields()
+        .forEachRemaining(
+            e -> {
+              if (e.getValue().isTextual()) {
+                annotations.put(e.getKey(), e.getValue().asText());
+              }
+            });
+    return routes.route(
+        annotations, view.namespace(t.namespace()).orElse(null), view.revisions(), revision);
   }
 
   static String describe(Decision d) {

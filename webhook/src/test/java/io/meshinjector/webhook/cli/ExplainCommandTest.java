@@ -41,7 +41,9 @@ class ExplainCommandTest {
               "nodeConstraint",
               "warnings",
               "trace",
-              // added with Linkerd's annotations: each that applies, and from where
+              // added with revisions: the revision that would inject it, and through which tag
+              "revision",
+              // added with Linkerd's annotations: each that applies, and from where; the last
               "overrides");
     }
     JsonNode web = array.get(0);
@@ -71,6 +73,24 @@ class ExplainCommandTest {
         .isEqualTo(
             "{\"matchExpressions\":[{\"key\":\"capability.mesh-injector.io/cni\","
                 + "\"operator\":\"In\",\"values\":[\"ready\"]}]}");
+  }
+
+  @Test
+  void withClusterFilesTheRouteIsThisReleasesRevisionForTheRevisionsWereNotRead() throws Exception {
+    Cli.Run json = Cli.run("explain", "-f", DEPLOYMENTS, "--cluster", CLUSTER, "-o", "json");
+
+    assertThat(json.code()).as(json.err()).isZero();
+    JsonNode route = Manifests.json().readTree(json.out()).get(1).path("revision");
+    assertThat(route.toString())
+        .isEqualTo(
+            "{\"asked\":\"default\",\"from\":\"no mesh-injector.io/rev: the default tag\","
+                + "\"revision\":\"default\",\"tag\":null,\"release\":null}");
+
+    Cli.Run text = Cli.run("explain", "-f", DEPLOYMENTS, "--cluster", CLUSTER);
+    assertThat(text.out())
+        .contains(
+            "  revision:   this release's revision default (the cluster's revisions were not"
+                + " read)\n");
   }
 
   @Test

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.cluster.NodeIndex;
 import io.meshinjector.engine.decision.Annotations;
+import io.meshinjector.engine.revisions.Revisions;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
@@ -40,5 +41,10 @@ public final class AssumeEnabledNamespaces implements ClusterView {
   @Override
   public NodeIndex nodes(Instant now) {
     return delegate.nodes(now);
+  }
+
+  @Override
+  public Revisions revisions() {
+    return delegate.revisions();
   }
 }

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.meshinjector.engine.cluster.InMemoryClusterView;
 import io.meshinjector.engine.config.CapabilitiesConfig;
+import io.meshinjector.engine.revisions.Revisions;
 import io.meshinjector.webhook.kube.ClusterClients;
 import io.meshinjector.webhook.manifest.Manifests;
 import java.io.PrintWriter;
@@ -98,6 +99,23 @@ public final class KubeconfigCluster implements AutoCloseable {
     }
     snapshot.notes().forEach(n -> err.println("warning: " + n));
     return snapshot.view();
+  }
+
+  /**
+   * The cluster's revisions and tags; {@link Revisions#unknown()}, said to {@code err}, when they
+   * cannot be read or no configuration carries them (releases from before revisions), so that every
+   * name is this release's revision, as the webhook of such a release takes it.
+   */
+  public Revisions revisions(PrintWriter err) {
+    InjectorConfigurations read;
+    try {
+      read = InjectorConfigurations.read(client);
+    } catch (ClusterReadException e) {
+      err.println(
+          "warning: " + e.getMessage() + "; every pod is routed to this release's revision");
+      return Revisions.unknown();
+    }
+    return read.all().isEmpty() ? Revisions.unknown() : read.revisions();
   }
 
   /**

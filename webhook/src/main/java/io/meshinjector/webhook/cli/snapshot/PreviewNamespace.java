@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.cluster.NodeIndex;
 import io.meshinjector.engine.decision.Annotations;
+import io.meshinjector.engine.revisions.Revisions;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
@@ -50,5 +51,10 @@ public final class PreviewNamespace implements ClusterView {
   @Override
   public NodeIndex nodes(Instant now) {
     return delegate.nodes(now);
+  }
+
+  @Override
+  public Revisions revisions() {
+    return delegate.revisions();
   }
 }
