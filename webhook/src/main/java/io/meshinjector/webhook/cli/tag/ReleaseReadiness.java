@@ -1,18 +1,25 @@
 package io.meshinjector.webhook.cli.tag;
 
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.WebhookClientConfig;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.meshinjector.engine.revisions.Revisions;
 import io.meshinjector.webhook.cli.snapshot.ClusterSnapshot;
+import io.meshinjector.webhook.revisions.TagWebhooks;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
- * Whether a revision answers: its release's webhook Deployment has a ready replica. A tag moved
- * onto a revision that does not answer would fail closed on every pod of its namespaces, so the old
- * revision keeps the tag until the new one is up. The Deployment is found by the labels the chart
- * gives it (templates/webhook-deployment.yaml), not by its name, which a values file may change.
+ * Whether a revision answers. A tag moved onto a revision that does not answer would fail closed on
+ * every pod of its namespaces, so the old revision keeps the tag until the new one is up. Reached
+ * through its Service (the chart's default): its release's webhook Deployment has a ready replica,
+ * found by the labels the chart gives it (templates/webhook-deployment.yaml), not by its name,
+ * which a values file may change. Reached by {@code url} (replicas outside the cluster's pod
+ * network, where there may be no Deployment at all): its {@code /readyz} there answers 200 over TLS
+ * checked against the configuration's own CA bundle, as the API server would check it.
  */
 public final class ReleaseReadiness {
   static final String INSTANCE = "app.kubernetes.io/instance";
@@ -26,7 +33,18 @@ public final class ReleaseReadiness {
    *     ready, or when that cannot be read
    */
   public static void requireReady(
-      KubernetesClient client, String revision, Revisions.Release release) {
+      KubernetesClient client,
+      String revision,
+      Revisions.Release release,
+      MutatingWebhookConfiguration configuration) {
+    Optional<WebhookClientConfig> byUrl =
+        TagWebhooks.catchAll(configuration)
+            .map(w -> w.getClientConfig())
+            .filter(c -> c != null && c.getUrl() != null && !c.getUrl().isEmpty());
+    if (byUrl.isPresent()) {
+      UrlReadiness.require(revision, byUrl.get());
+      return;
+    }
     String where = "release " + release.describe();
     if ("?".equals(release.namespace()) || "?".equals(release.name())) {
       throw new TagRefused(

@@ -9,6 +9,7 @@ import io.meshinjector.engine.revisions.Revisions;
 import io.meshinjector.webhook.cli.snapshot.ClusterSnapshot;
 import io.meshinjector.webhook.cli.snapshot.InjectorConfigurations;
 import io.meshinjector.webhook.cli.snapshot.ServerVersion;
+import io.meshinjector.webhook.revisions.RouteEntries;
 import io.meshinjector.webhook.revisions.TagWebhooks;
 import java.net.HttpURLConnection;
 import java.util.List;
@@ -77,7 +78,7 @@ public final class TagSetter {
     }
     MutatingWebhookConfiguration own = ownConfiguration(read, revisions, revision);
     Revisions.Release release = revisions.revisions().get(revision);
-    ReleaseReadiness.requireReady(client, revision, release);
+    ReleaseReadiness.requireReady(client, revision, release, own);
     Optional<MutatingWebhookConfiguration> current = read.tag(tag);
     Optional<String> from = current.flatMap(TagWebhooks::revisionOf);
     List<String> followers = RouteFollowers.of(client, tag);
@@ -92,6 +93,9 @@ public final class TagSetter {
     }
     if (!dryRun) {
       write(tag, desired, current.isPresent(), from);
+      if (RevisionNames.DEFAULT.equals(tag)) {
+        handOverFromTheRevisionDefault(read);
+      }
     }
     return new Outcome(tag, from, revision, release, !dryRun, followers);
   }
@@ -159,6 +163,42 @@ public final class TagSetter {
               + "): two releases were installed with one revision name; uninstall one first");
     }
     return own.get(0);
+  }
+
+  /**
+   * The revision called default serves the tag default itself while no tag object does (the chart
+   * renders its route entries then). Once the tag object exists, those entries come out of its
+   * configuration, so one entry fails closed for the namespaces labelled {@code enabled}. Between
+   * the two writes both do: the second one called finds the pod injected and is skipped by the
+   * injection-incomplete condition (or, if one revision is down, the pod is refused, never created
+   * bare). A later {@code helm upgrade} of that release finds the tag and renders none.
+   */
+  private void handOverFromTheRevisionDefault(InjectorConfigurations read) {
+    for (MutatingWebhookConfiguration own : read.ownOf(RevisionNames.DEFAULT)) {
+      List<java.util.Map<String, Object>> ops = RouteEntries.removeRoutes(own);
+      if (ops.isEmpty()) {
+        continue;
+      }
+      try {
+        client
+            .admissionRegistration()
+            .v1()
+            .mutatingWebhookConfigurations()
+            .withName(own.getMetadata().getName())
+            .patch(
+                io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+                    io.fabric8.kubernetes.client.dsl.base.PatchType.JSON),
+                client.getKubernetesSerialization().asJson(ops));
+      } catch (KubernetesClientException e) {
+        throw new TagRefused(
+            "tag default now points where asked, but taking the route entries out of "
+                + own.getMetadata().getName()
+                + " failed ("
+                + ClusterSnapshot.cause(e)
+                + "): until they are, both fail closed for its namespaces; run tag set default"
+                + " again");
+      }
+    }
   }
 
   private void write(
