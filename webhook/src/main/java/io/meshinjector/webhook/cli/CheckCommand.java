@@ -17,6 +17,7 @@ import picocli.CommandLine.Help.Visibility;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** {@code check}: is the cluster ready for the mesh (--pre), and is the injector healthy. */
@@ -35,7 +36,10 @@ import picocli.CommandLine.Spec;
           + " webhook's ServiceAccount may not read (NodeCapabilities, the mesh CNI's pods),"
           + " probe coverage, nodes where no redirect path works, running pods at risk, and"
           + " workloads whose running pods have another proxy version or config than the"
-          + " release gives now.",
+          + " release gives now; and the revisions: what each opted-in namespace's new pods get,"
+          + " names no release serves, running pods without a proxy, and workloads to restart"
+          + " onto their revision.",
+      "With --retire REV, only whether revision REV may be retired.",
       "One line per check: √ passed, ‼ warning (something will break), × failed (pod creation or"
           + " injection is broken now), with a hint. The exit status is 5 when a check failed;"
           + " warnings alone exit 0. docs/operations.md explains each check."
@@ -59,6 +63,15 @@ public final class CheckCommand implements Callable<Integer> {
   String namespace;
 
   @Option(
+      names = "--retire",
+      paramLabel = "REV",
+      description =
+          "Answer only whether revision REV may be retired (its release uninstalled): yes when no"
+              + " namespace routes to it, no pod template names it or a tag pointing at it, no tag"
+              + " points at it and no running pod carries it; else a failure naming each reason.")
+  String retire;
+
+  @Option(
       names = {"-o", "--output"},
       defaultValue = "text",
       paramLabel = "FORMAT",
@@ -79,6 +92,10 @@ public final class CheckCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws JsonProcessingException {
+    if (pre && retire != null) {
+      throw new ParameterException(
+          spec.commandLine(), "--retire asks of an installed cluster: drop --pre");
+    }
     SourceOptions sources = new SourceOptions();
     sources.config = config;
     Optional<MeshConfig> given =
@@ -86,12 +103,20 @@ public final class CheckCommand implements Callable<Integer> {
     CheckReport report;
     try (KubeconfigCluster live = kube.connect()) {
       PrintWriter err = spec.commandLine().getErr();
-      err.println((pre ? "pre-install check of " : "check of ") + live.where());
+      err.println(
+          (pre
+                  ? "pre-install check of "
+                  : retire != null
+                      ? "may revision " + retire + " be retired? check of "
+                      : "check of ")
+              + live.where());
       err.flush();
       ClusterChecks checks = new ClusterChecks(live.client(), namespace, Clock.systemUTC());
       report =
           new CheckReport(
-              pre ? checks.pre(given.orElseGet(sources::meshConfig)) : checks.installed(given));
+              pre
+                  ? checks.pre(given.orElseGet(sources::meshConfig))
+                  : retire != null ? checks.retire(retire, given) : checks.installed(given));
     }
     PrintWriter out = spec.commandLine().getOut();
     if (output == Format.json) {

@@ -15,6 +15,7 @@ import io.meshinjector.engine.check.NodePaths;
 import io.meshinjector.engine.check.ProxyDrift;
 import io.meshinjector.engine.cluster.InMemoryClusterView;
 import io.meshinjector.engine.cluster.NodeIndex;
+import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.engine.rules.Viability;
 import io.meshinjector.webhook.cli.snapshot.ClusterReadException;
@@ -42,6 +43,7 @@ public final class ClusterChecks {
   private final PreInstallChecks preInstall;
   private final InstallChecks install;
   private final ViewChecks view;
+  private final RevisionChecks revisions;
 
   /**
    * @param namespace the release's namespace: where {@code --pre} asks whether the installer may
@@ -53,6 +55,7 @@ public final class ClusterChecks {
     this.preInstall = new PreInstallChecks(client, namespace);
     this.install = new InstallChecks(client, namespace, clock);
     this.view = new ViewChecks(client, namespace);
+    this.revisions = new RevisionChecks(client);
   }
 
   /**
@@ -86,7 +89,8 @@ public final class ClusterChecks {
   /**
    * After install: the CRD, the webhook configuration and its caBundle, the certificate, the
    * replicas, a server-side dry run through the webhook, probe coverage, nodes without a path, pods
-   * at risk, the data plane's drift from the release, and the sources the replicas cannot read.
+   * at risk, the data plane's drift from the release, the sources the replicas cannot read, and the
+   * revisions: which each namespace's new pods get, and which running pods carry another.
    */
   public List<CheckResult> installed(Optional<MeshConfig> given) {
     List<CheckResult> out = new ArrayList<>();
@@ -113,7 +117,23 @@ public final class ClusterChecks {
               snapshot.map(InMemoryClusterView::cniReadyNodes).orElse(Set.of())));
     }
     Optional<ProxyDrift.Baseline> baseline = install.baseline(config, out);
-    snapshot.ifPresent(v -> out.addAll(install.nodeHealth(v, config, baseline, namespaces)));
+    RunningPods running = RevisionChecks.runningPods(config, namespaces);
+    snapshot.ifPresent(
+        v -> out.addAll(install.nodeHealth(v, config, baseline, namespaces, running)));
+    out.addAll(revisions.installed(config, namespaces, snapshot.isPresent(), running));
+    return out;
+  }
+
+  /**
+   * {@code check --retire REV}: may the release of revision REV be uninstalled? The API server,
+   * then one line that passes only when nothing reaches REV or runs its proxies.
+   *
+   * @param given the config to judge by (its excluded namespaces); the embedded defaults without
+   */
+  public List<CheckResult> retire(String revision, Optional<MeshConfig> given) {
+    List<CheckResult> out = new ArrayList<>();
+    out.add(apiServer());
+    out.addAll(revisions.retire(revision, given.orElseGet(ConfigLoader::defaults)));
     return out;
   }
 

@@ -414,12 +414,14 @@ final class InstallChecks {
    * the pods at risk and, where {@code baseline} is given, the data plane's drift.
    *
    * @param namespaces the namespaces as read, for the proxy versions pinned on them
+   * @param revisions also reads each running pod, for the revisions checks
    */
   List<CheckResult> nodeHealth(
       InMemoryClusterView view,
       MeshConfig config,
       Optional<ProxyDrift.Baseline> baseline,
-      List<Namespace> namespaces) {
+      List<Namespace> namespaces,
+      RunningPods revisions) {
     NodeIndex index = view.nodes(clock.instant());
     List<CheckResult> out = new ArrayList<>();
     Viability viability = new Viability(config.engine().capabilities());
@@ -448,7 +450,9 @@ final class InstallChecks {
           pod -> {
             injected(pod).ifPresent(pods::add);
             baseline.flatMap(b -> ProxyDrift.of(pod, b)).ifPresent(dataPlane::add);
+            revisions.accept(pod);
           });
+      revisions.listed();
     } catch (ClusterReadException e) {
       out.add(
           new Fail(
