@@ -58,13 +58,15 @@ class RevisionsIT {
   static Serve stableServe;
   static Serve canaryServe;
 
-  static Map<String, Object> values(int port, String revision, boolean primary) {
+  /**
+   * The values of a release: the first installs the CRD; the one that runs the probe (the primary)
+   * writes the namespaces' labels.
+   */
+  static Map<String, Object> values(int port, String revision, boolean crds, boolean probe) {
     Map<String, Object> v = new HashMap<>(Release.urlValue(port));
     v.put("revision", revision);
-    if (!primary) {
-      v.put("installCRDs", false);
-      v.put("probe.enabled", false);
-    }
+    v.put("installCRDs", crds);
+    v.put("probe.enabled", probe);
     return v;
   }
 
@@ -76,7 +78,8 @@ class RevisionsIT {
         admin, "rhel-1", FakeNodes.Shape.of(FakeNodes.RHEL8, "v1.32.6", Map.of("pool", "rhel")));
     // 1. stable, the cluster's first release: its leader creates the tag default
     stablePort = KubePlane.freePort();
-    stable = Release.install(plane, "stable", "mi-stable", values(stablePort, "stable", true));
+    stable =
+        Release.install(plane, "stable", "mi-stable", values(stablePort, "stable", true, true));
     stableServe = stable.replica("stable", PLANE.dir("stable"), stablePort);
     stableServe.start().awaitReady(Duration.ofSeconds(60));
     Await.until(
@@ -85,7 +88,8 @@ class RevisionsIT {
         () -> "stable".equals(tagRevision("default")));
     // 2. canary, beside it
     canaryPort = KubePlane.freePort();
-    canary = Release.install(plane, "canary", "mi-canary", values(canaryPort, "canary", false));
+    canary =
+        Release.install(plane, "canary", "mi-canary", values(canaryPort, "canary", false, false));
     canaryServe = canary.replica("canary", PLANE.dir("canary"), canaryPort);
     canaryServe.start().awaitReady(Duration.ofSeconds(60));
     for (String ns : List.of("shop", "books")) {
@@ -145,6 +149,51 @@ class RevisionsIT {
         "RevisionsIT: %s exit %d in %d ms%n%s%s",
         String.join(" ", args), r.exit(), r.took().toMillis(), r.out(), r.err());
     return r;
+  }
+
+  /** A step of the upgrade, run while pods are created. */
+  interface Step {
+    void run() throws Exception;
+  }
+
+  /**
+   * Runs {@code step} while a burst creates pods in {@code ns} (from 2 s before it to 3 s after),
+   * and returns the pods it created, counted by the revision each records and its proxies ({@code
+   * canary/1 proxy}). Every creation must succeed with exactly one proxy.
+   */
+  static Map<String, Long> burstDuring(String ns, String name, Step step) throws Exception {
+    int minimum = Soak.count(100, 300);
+    try (PodBurst burst =
+        new PodBurst(
+            admin,
+            ns,
+            name,
+            Workloads.appSpec(Map.of()),
+            minimum,
+            minimum * 4,
+            25,
+            Duration.ofSeconds(120),
+            p -> proxies(p) == 1)) {
+      burst.start(4);
+      Thread.sleep(2_000);
+      step.run();
+      // every API server has what the step changed within its cache's refresh
+      Thread.sleep(3_000);
+      burst.finish();
+      Map<String, Long> byRevision =
+          admin.pods().inNamespace(ns).withLabel("burst", name).list().getItems().stream()
+              .collect(
+                  Collectors.groupingBy(
+                      p -> revisionOf(p) + "/" + proxies(p) + " proxy",
+                      TreeMap::new,
+                      Collectors.counting()));
+      System.out.printf(
+          "RevisionsIT: burst %s in %s: %d created, %d failed; by revision/proxies %s%n",
+          name, ns, burst.created(), burst.failures().size(), byRevision);
+      assertThat(burst.failures()).isEmpty();
+      burst.deletePods();
+      return byRevision;
+    }
   }
 
   @Test
@@ -224,44 +273,35 @@ class RevisionsIT {
   @Test
   @Order(4)
   void theDefaultTagMovesToCanaryWhilePodsAreCreatedAndEachGetsExactlyOneProxy() throws Exception {
-    int minimum = Soak.count(150, 500);
-    List<String> created = new ArrayList<>();
-    try (PodBurst burst =
-        new PodBurst(
-            admin,
+    Map<String, Long> byRevision =
+        burstDuring(
             "shop",
-            "move",
-            Workloads.appSpec(Map.of()),
-            minimum,
-            minimum * 2,
-            25,
-            Duration.ofSeconds(120),
-            p -> proxies(p) == 1)) {
-      burst.start(4);
-      Thread.sleep(2_000);
-      Cli.Result moved = cli("tag", "set", "default", "--revision", "canary");
-      assertThat(moved.exit()).as(moved.err()).isZero();
-      Await.until(
-          "tag default pointing at canary",
-          Duration.ofSeconds(10),
-          () -> "canary".equals(tagRevision("default")));
-      // every API server has the moved tag within its cache's refresh; pods after that are canary's
-      Thread.sleep(3_000);
-      burst.finish();
-      Map<String, Long> byRevision =
-          admin.pods().inNamespace("shop").withLabel("burst", "move").list().getItems().stream()
-              .collect(
-                  Collectors.groupingBy(
-                      p -> String.valueOf(revisionOf(p)) + "/" + proxies(p) + " proxy",
-                      TreeMap::new,
-                      Collectors.counting()));
-      System.out.printf(
-          "RevisionsIT: tag move burst: %d created, %d failed; by revision/proxies %s%n",
-          burst.created(), burst.failures().size(), byRevision);
-      assertThat(burst.failures()).isEmpty();
-      assertThat(byRevision.keySet()).containsOnly("stable/1 proxy", "canary/1 proxy");
-      assertThat(byRevision.get("canary/1 proxy")).isPositive();
-      burst.deletePods();
+            "tag-move",
+            () -> {
+              Cli.Result moved = cli("tag", "set", "default", "--revision", "canary");
+              assertThat(moved.exit()).as(moved.err()).isZero();
+              Await.until(
+                  "tag default pointing at canary",
+                  Duration.ofSeconds(10),
+                  () -> "canary".equals(tagRevision("default")));
+            });
+    // injected by one revision or the other, each with one proxy: never twice, never bare
+    assertThat(byRevision.keySet()).containsOnly("stable/1 proxy", "canary/1 proxy");
+    assertThat(byRevision.get("canary/1 proxy")).isPositive();
+    if (Soak.enabled()) {
+      // the rollback is the same move the other way, and forward again
+      for (String to : List.of("stable", "canary")) {
+        Map<String, Long> back =
+            burstDuring(
+                "shop",
+                "tag-to-" + to,
+                () -> {
+                  Cli.Result moved = cli("tag", "set", "default", "--revision", to);
+                  assertThat(moved.exit()).as(moved.err()).isZero();
+                });
+        assertThat(back.keySet()).containsOnly("stable/1 proxy", "canary/1 proxy");
+        assertThat(back.get(to + "/1 proxy")).isPositive();
+      }
     }
     assertThat(revisionOf(create("shop", "after-move", Map.of()))).isEqualTo("canary");
   }
@@ -322,15 +362,24 @@ class RevisionsIT {
             .get()
             .getAdditionalProperties()
             .get("status");
-    canary.upgrade(values(canaryPort, "canary", true));
-    stable.upgrade(values(stablePort, "stable", false));
-    // the replicas read their new configuration
+    // docs/upgrades.md: first the new owner takes the probe, then the old one lets it go
+    canary.upgrade(values(canaryPort, "canary", false, true));
+    stable.upgrade(values(stablePort, "stable", true, false));
+    // canary's replica reads its new configuration (stable's is down since the step above)
     canaryServe.close();
     canaryServe = canary.replica("canary-primary", PLANE.dir("canary-primary"), canaryPort);
     canaryServe.start().awaitReady(Duration.ofSeconds(60));
-    stableServe.close();
-    stableServe = stable.replica("stable-secondary", PLANE.dir("stable-secondary"), stablePort);
-    stableServe.start().awaitReady(Duration.ofSeconds(60));
+    assertThat(
+            admin
+                .admissionRegistration()
+                .v1()
+                .validatingAdmissionPolicyBindings()
+                .list()
+                .getItems()
+                .stream()
+                .map(b -> b.getMetadata().getName()))
+        .contains("canary-mesh-injector-node-capability-writers")
+        .doesNotContain("stable-mesh-injector-node-capability-writers");
     // the CRD stays with stable, which installed it, and the measured facts with it
     assertThat(
             admin
@@ -377,7 +426,12 @@ class RevisionsIT {
     Cli.Result free = cli("check", "--retire", "stable");
     assertThat(free.exit()).as(free.out() + free.err()).isZero();
     stableServe.close();
-    stable.uninstall();
+    if (Soak.enabled()) {
+      assertThat(burstDuring("shop", "uninstall", stable::uninstall).keySet())
+          .containsOnly("canary/1 proxy");
+    } else {
+      stable.uninstall();
+    }
     assertThat(tagRevision("default")).isEqualTo("canary");
     assertThat(revisionOf(create("shop", "after-retire", Map.of()))).isEqualTo("canary");
     assertThat(revisionOf(create("books", "after-retire", Map.of()))).isEqualTo("canary");
