@@ -405,8 +405,7 @@ class RevisionRoutingTest {
         problems.add(fail + " calls " + service + ", not release " + target.fullname());
       }
       // the webhook's own resolver names the same revision for the pod
-      Route route =
-          new RouteResolver(false).route(c.podAnnotations(), c.namespace(), revisions, "x");
+      Route route = new RouteResolver().route(c.podAnnotations(), c.namespace(), revisions, "x");
       if (!(route instanceof Route.Resolved r) || !r.revision().equals(revision)) {
         problems.add("RouteResolver says " + route.describe() + ", the API server " + revision);
       }

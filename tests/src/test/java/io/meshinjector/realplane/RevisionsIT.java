@@ -324,25 +324,35 @@ class RevisionsIT {
                         .getMetadata()
                         .getLabels()
                         .get(ROUTE)));
+    // stable stays down from here: nothing follows it but legacy, and it is retired below
     stableServe.kill();
-    try {
-      assertThatThrownBy(() -> create("legacy", "held", Map.of()))
+    // asked once: the API server's 500 for a webhook it cannot call is retried by default
+    try (KubernetesClient once =
+        new io.fabric8.kubernetes.client.KubernetesClientBuilder()
+            .withConfig(
+                new io.fabric8.kubernetes.client.ConfigBuilder(admin.getConfiguration())
+                    .withRequestRetryBackoffLimit(0)
+                    .build())
+            .build()) {
+      assertThatThrownBy(
+              () ->
+                  once.pods()
+                      .inNamespace("legacy")
+                      .resource(Workloads.pod("held", Map.of(), Workloads.appSpec(Map.of())))
+                      .create())
           .isInstanceOf(KubernetesClientException.class)
           .hasMessageContaining("failed calling webhook");
-      assertThat(revisionOf(create("shop", "unaffected", Map.of()))).isEqualTo("canary");
-      // a namespace that did not opt in reaches only catch-alls, which fail open
-      Workloads.namespace(admin, "plain", Map.of(), Map.of());
-      assertThat(proxies(create("plain", "bare", Map.of()))).isZero();
-    } finally {
-      stableServe.start().awaitReady(Duration.ofSeconds(60));
     }
-    for (String ns : List.of("legacy", "plain")) {
-      admin.namespaces().withName(ns).delete();
-      Await.until(
-          ns + " gone",
-          Duration.ofSeconds(60),
-          () -> admin.namespaces().withName(ns).get() == null);
-    }
+    assertThat(revisionOf(create("shop", "unaffected", Map.of()))).isEqualTo("canary");
+    assertThat(revisionOf(create("books", "unaffected", Map.of()))).isEqualTo("canary");
+    // a namespace that did not opt in reaches only catch-alls, which fail open
+    Workloads.namespace(admin, "plain", Map.of(), Map.of());
+    assertThat(proxies(create("plain", "bare", Map.of()))).isZero();
+    admin.namespaces().withName("legacy").delete();
+    Await.until(
+        "legacy gone",
+        Duration.ofSeconds(60),
+        () -> admin.namespaces().withName("legacy").get() == null);
   }
 
   @Test

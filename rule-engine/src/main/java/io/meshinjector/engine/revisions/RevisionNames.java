@@ -45,12 +45,6 @@ public final class RevisionNames {
   /** A tag's webhook configuration is called this plus the tag's name. */
   public static final String TAG_OBJECT_PREFIX = "mesh-injector-tag-";
 
-  /** Istio's namespace label naming a revision or tag (it also opts the namespace in). */
-  public static final String ISTIO_REV = "istio.io/rev";
-
-  /** Istio's namespace opt-in to its default revision. */
-  public static final String ISTIO_INJECTION = "istio-injection";
-
   /** The longest name: a tag's object name and the label value must stay within 63 characters. */
   public static final int MAX_LENGTH = 40;
 

@@ -10,15 +10,6 @@ import java.util.Optional;
  * the default tag. The same function routes a namespace's label and answers {@code explain}.
  */
 public final class RouteResolver {
-  private final boolean istio;
-
-  /**
-   * @param istio whether Istio's namespace labels also choose a revision (the Istio flavour)
-   */
-  public RouteResolver(boolean istio) {
-    this.istio = istio;
-  }
-
   /**
    * The route of a pod with {@code podAnnotations} in {@code namespace}.
    *
@@ -49,68 +40,17 @@ public final class RouteResolver {
   public record Asked(String name, String from) {}
 
   /**
-   * The name a namespace asks for: its {@value RevisionNames#REV} annotation; in the Istio flavour
-   * {@code istio-injection: enabled} (the default tag, winning as it does in istiod's webhooks) and
-   * then {@code istio.io/rev}; else the default tag.
+   * The name a namespace asks for: its {@value RevisionNames#REV} annotation, else the default tag.
    */
   public Asked namespaceAsks(Namespace namespace) {
     String ns = namespace == null ? "?" : namespace.getMetadata().getName();
-    Map<String, String> labels = namespace == null ? null : namespace.getMetadata().getLabels();
     Map<String, String> annotations =
         namespace == null ? null : namespace.getMetadata().getAnnotations();
-    if (istio && labels != null) {
-      if ("enabled".equals(labels.get(RevisionNames.ISTIO_INJECTION))) {
-        return new Asked(
-            RevisionNames.DEFAULT, "namespace " + ns + "'s " + RevisionNames.ISTIO_INJECTION);
-      }
-      String istioRev = emptyToNull(labels.get(RevisionNames.ISTIO_REV));
-      if (istioRev != null) {
-        return new Asked(istioRev, "namespace " + ns + "'s label " + RevisionNames.ISTIO_REV);
-      }
-    }
     String nsRev = annotations == null ? null : emptyToNull(annotations.get(RevisionNames.REV));
     if (nsRev != null) {
       return new Asked(nsRev, "namespace " + ns + "'s " + RevisionNames.REV);
     }
     return new Asked(RevisionNames.DEFAULT, "no " + RevisionNames.REV + ": the default tag");
-  }
-
-  /**
-   * Whether the Istio flavour's namespace labels opt {@code namespace} in by themselves, as they do
-   * in Istio.
-   */
-  public boolean istioOptIn(Namespace namespace) {
-    if (!istio || namespace == null || namespace.getMetadata().getLabels() == null) {
-      return false;
-    }
-    Map<String, String> labels = namespace.getMetadata().getLabels();
-    return "enabled".equals(labels.get(RevisionNames.ISTIO_INJECTION))
-        || emptyToNull(labels.get(RevisionNames.ISTIO_REV)) != null;
-  }
-
-  /**
-   * A warning for an Istio namespace carrying both labels, resolved as istiod resolves it, or
-   * empty.
-   */
-  public Optional<String> istioConflict(Namespace namespace) {
-    if (!istio || namespace == null || namespace.getMetadata().getLabels() == null) {
-      return Optional.empty();
-    }
-    Map<String, String> labels = namespace.getMetadata().getLabels();
-    if ("enabled".equals(labels.get(RevisionNames.ISTIO_INJECTION))
-        && emptyToNull(labels.get(RevisionNames.ISTIO_REV)) != null) {
-      return Optional.of(
-          "namespace "
-              + namespace.getMetadata().getName()
-              + " carries both "
-              + RevisionNames.ISTIO_INJECTION
-              + "=enabled and "
-              + RevisionNames.ISTIO_REV
-              + "="
-              + labels.get(RevisionNames.ISTIO_REV)
-              + "; as in istiod, istio-injection wins and the default tag injects it. Keep one.");
-    }
-    return Optional.empty();
   }
 
   /** The route of {@code name}, said to come {@code from} somewhere, for messages. */

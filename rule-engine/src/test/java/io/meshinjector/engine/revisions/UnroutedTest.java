@@ -23,7 +23,7 @@ class UnroutedTest {
               "canary", new Revisions.Release("mi-canary", "canary", "canary-mesh-injector")),
           Map.of("default", "stable", "prod", "canary"));
 
-  private final RouteResolver resolver = new RouteResolver(false);
+  private final RouteResolver resolver = new RouteResolver();
 
   @ParameterizedTest(name = "label={0} ns rev={1} pod rev={2}: {3} -> {4}")
   @CsvSource(

@@ -67,7 +67,7 @@ public final class PodAdmission {
     this.metrics = Objects.requireNonNull(metrics, "metrics");
     this.staleness = Objects.requireNonNull(staleness, "staleness");
     this.revision = Objects.requireNonNull(revision, "revision");
-    this.routes = new RouteResolver(false);
+    this.routes = new RouteResolver();
     this.log = log;
   }
 

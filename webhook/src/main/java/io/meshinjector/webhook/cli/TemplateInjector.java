@@ -33,7 +33,7 @@ final class TemplateInjector {
   private final ClusterView view;
   private final String defaultNamespace;
   private final String revision;
-  private final RouteResolver routes = new RouteResolver(false);
+  private final RouteResolver routes = new RouteResolver();
 
   TemplateInjector(MeshConfig config, ClusterView files, String defaultNamespace, Clock clock) {
     this.view = new AssumeEnabledNamespaces(files);

@@ -50,7 +50,7 @@ public final class InjectionLabels implements LabelSubject {
   private final ClusterInformers informers;
   private final Set<String> excluded;
   private final RevisionsWatch revisions;
-  private final RouteResolver routes = new RouteResolver(false);
+  private final RouteResolver routes = new RouteResolver();
 
   public InjectionLabels(
       KubernetesClient client,

@@ -33,7 +33,7 @@ public final class RevisionsRead {
   }
 
   /** The Helm release that installed a revision's configuration, from Helm's own annotations. */
-  static Revisions.Release release(MutatingWebhookConfiguration mwc) {
+  public static Revisions.Release release(MutatingWebhookConfiguration mwc) {
     Map<String, String> a = mwc.getMetadata().getAnnotations();
     Map<String, String> l = mwc.getMetadata().getLabels();
     String name = a == null ? null : a.get(HELM_RELEASE);

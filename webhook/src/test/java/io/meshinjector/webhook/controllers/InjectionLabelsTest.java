@@ -109,6 +109,6 @@ class InjectionLabelsTest {
             .withAnnotations(annotations)
             .endMetadata()
             .build();
-    return InjectionLabels.wanted(ns, Set.of("kube-system"), new RouteResolver(false), revisions);
+    return InjectionLabels.wanted(ns, Set.of("kube-system"), new RouteResolver(), revisions);
   }
 }

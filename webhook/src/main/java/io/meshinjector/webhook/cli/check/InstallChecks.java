@@ -34,6 +34,8 @@ import io.meshinjector.templates.TemplateConfig;
 import io.meshinjector.webhook.cli.snapshot.ClusterReadException;
 import io.meshinjector.webhook.cli.snapshot.ClusterSnapshot;
 import io.meshinjector.webhook.controllers.InjectionLabels;
+import io.meshinjector.webhook.revisions.RevisionsRead;
+import io.meshinjector.webhook.revisions.RouteEntries;
 import java.net.URI;
 import java.security.GeneralSecurityException;
 import java.security.cert.X509Certificate;
@@ -54,7 +56,12 @@ final class InstallChecks {
   static final String INSTALL = "mesh-injector install";
 
   static final String CRD = NodeCapabilityStatus.PLURAL + "." + NodeCapabilityStatus.GROUP;
-  static final String WEBHOOK_ENTRY = "inject.mesh-injector.io";
+
+  /**
+   * The entry every revision's own configuration has (its route entries may have moved to a tag
+   * object); tags have none, so it also tells a release's configuration from a tag's.
+   */
+  static final String WEBHOOK_ENTRY = RouteEntries.CATCH_ALL;
 
   private final KubernetesClient client;
   private final String namespace;
@@ -114,6 +121,10 @@ final class InstallChecks {
                     w.getWebhooks() != null
                         && w.getWebhooks().stream()
                             .anyMatch(h -> WEBHOOK_ENTRY.equals(h.getName())))
+            // with several revisions, the one installed in the namespace checked
+            .sorted(
+                java.util.Comparator.comparing(
+                    w -> !namespace.equals(RevisionsRead.release(w).namespace())))
             .findFirst();
     if (ours.isEmpty()) {
       out.add(

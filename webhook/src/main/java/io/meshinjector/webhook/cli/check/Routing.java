@@ -19,7 +19,7 @@ import java.util.TreeMap;
  * webhook's own {@link RouteResolver}, so that check says what the webhook would do.
  */
 final class Routing {
-  private final RouteResolver routes = new RouteResolver(false);
+  private final RouteResolver routes = new RouteResolver();
   private final Revisions revisions;
   private final String self;
   private final Set<String> excluded;
