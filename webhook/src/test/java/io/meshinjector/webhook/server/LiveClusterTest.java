@@ -73,6 +73,7 @@ class LiveClusterTest {
   void cluster() {
     server.reset();
     ClusterFixtures.registerNodeCapabilities(server);
+    ClusterFixtures.installRevisionDefault(client);
     client.namespaces().resource(enabledNamespace("shop")).create();
   }
 

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.CustomResourceDefinitionContext;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -56,6 +57,32 @@ public final class ClusterFixtures {
         .endNodeInfo()
         .endStatus()
         .build();
+  }
+
+  /**
+   * The webhook configuration a release installed without a revision has, as the chart renders its
+   * labels and catch-all: what the webhook's view of the cluster's revisions reads.
+   */
+  public static void installRevisionDefault(KubernetesClient client) {
+    client
+        .admissionRegistration()
+        .v1()
+        .mutatingWebhookConfigurations()
+        .resource(
+            new io.fabric8.kubernetes.api.model.admissionregistration.v1
+                    .MutatingWebhookConfigurationBuilder()
+                .withNewMetadata()
+                .withName("mesh-injector")
+                .withLabels(java.util.Map.of("mesh-injector.io/revision", "default"))
+                .endMetadata()
+                .addNewWebhook()
+                .withName("inject-unlabelled.mesh-injector.io")
+                .withNewClientConfig()
+                .withUrl("https://127.0.0.1:8443/mutate/unrouted")
+                .endClientConfig()
+                .endWebhook()
+                .build())
+        .create();
   }
 
   public static Namespace enabledNamespace(String name) {

@@ -268,7 +268,10 @@ final class ViewChecks {
   /** {@code namespace/name} of the replicas' ServiceAccount. */
   String serviceAccount(Deployment d, String fullname) {
     String sa =
-        d == null || d.getSpec().getTemplate().getSpec() == null
+        d == null
+                || d.getSpec() == null
+                || d.getSpec().getTemplate() == null
+                || d.getSpec().getTemplate().getSpec() == null
             ? null
             : d.getSpec().getTemplate().getSpec().getServiceAccountName();
     return namespace + "/" + (sa == null || sa.isBlank() ? fullname : sa);
