@@ -210,28 +210,37 @@ class RevisionsIT {
 
   @Test
   @Order(2)
-  void aNamespaceMovedByItsAnnotationGetsCanaryAndAPodMayChooseItsOwn() {
-    admin
-        .namespaces()
-        .withName("books")
-        .edit(
-            n -> {
-              n.getMetadata().getAnnotations().put("mesh-injector.io/rev", "canary");
-              return n;
-            });
-    Await.until(
-        "books routed to canary",
-        Duration.ofSeconds(30),
-        () ->
-            "canary"
-                .equals(
-                    admin
-                        .namespaces()
-                        .withName("books")
-                        .get()
-                        .getMetadata()
-                        .getLabels()
-                        .get(ROUTE)));
+  void aNamespaceMovedByItsAnnotationGetsCanaryAndAPodMayChooseItsOwn() throws Exception {
+    Step move =
+        () -> {
+          admin
+              .namespaces()
+              .withName("books")
+              .edit(
+                  n -> {
+                    n.getMetadata().getAnnotations().put("mesh-injector.io/rev", "canary");
+                    return n;
+                  });
+          Await.until(
+              "books routed to canary",
+              Duration.ofSeconds(30),
+              () ->
+                  "canary"
+                      .equals(
+                          admin
+                              .namespaces()
+                              .withName("books")
+                              .get()
+                              .getMetadata()
+                              .getLabels()
+                              .get(ROUTE)));
+        };
+    if (Soak.enabled()) {
+      assertThat(burstDuring("books", "ns-move", move).keySet())
+          .containsOnly("stable/1 proxy", "canary/1 proxy");
+    } else {
+      move.run();
+    }
     Pod moved = create("books", "moved", Map.of());
     assertThat(proxies(moved)).isEqualTo(1);
     assertThat(revisionOf(moved)).isEqualTo("canary");
