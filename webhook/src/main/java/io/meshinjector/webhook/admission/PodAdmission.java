@@ -129,11 +129,6 @@ public final class PodAdmission {
     return metrics;
   }
 
-  /** The reply to {@code request} sent through a route's own entry; never throws. */
-  public AdmissionReply admit(AdmissionRequest request) {
-    return admit(request, Entry.ROUTED);
-  }
-
   /** The reply to {@code request} sent through {@code entry}; never throws. */
   public AdmissionReply admit(AdmissionRequest request, Entry entry) {
     try (RequestContext ctx = RequestContext.open()) {
