@@ -5,10 +5,17 @@ import java.util.Map;
 
 /**
  * What a revision does with an opted-in pod that reached it through its catch-all entry, which
- * fails open and is matched by pods of many routes: inject it only when no route's own entry takes
- * it and it routes here; refuse it when it names a revision no release serves, so that no pod is
- * created without its proxy because of a typo or a retired revision; else answer without a patch.
- * docs/upgrades.md has the table.
+ * fails open and is matched by pods of many routes: inject it when its names (its own {@value
+ * RevisionNames#REV}, else its namespace's, else the default tag) resolve to this revision; refuse
+ * it when they name a revision no release serves, so that no pod is created without its proxy
+ * because of a typo or a retired revision; else answer without a patch.
+ *
+ * <p>The namespace's routing label is not read here. The API server chose the catch-all from its
+ * own cache of namespaces, which may not hold the label this webhook's informer already sees: the
+ * pod of a namespace applied together with its Deployment arrives before the API server has seen
+ * the label, and no route's entry is called for it. Where the API server did see the label, the
+ * route's own entry sends the pod to the same revision, and whichever call comes second finds it
+ * injected and is skipped by the injection-incomplete condition. docs/upgrades.md has the table.
  */
 public sealed interface Unrouted {
   /** This revision injects it, through the catch-all. */
@@ -31,31 +38,11 @@ public sealed interface Unrouted {
       Revisions revisions,
       String self,
       RouteResolver resolver) {
-    Map<String, String> labels = namespace == null ? null : namespace.getMetadata().getLabels();
-    String routed = labels == null ? null : labels.get(RevisionNames.ROUTE_LABEL);
-    String podRev = podAnnotations == null ? null : podAnnotations.get(RevisionNames.REV);
-    boolean podNames = podRev != null && !podRev.isEmpty();
-    Route route;
-    if (routed != null && !podNames) {
-      // the label is what the API server routes on: the name it carries decides
-      String name = RevisionNames.nameOfRoute(routed);
-      route =
-          resolver.resolveName(
-              name,
-              "namespace's label " + RevisionNames.ROUTE_LABEL + "=" + routed,
-              revisions,
-              self);
-    } else {
-      route = resolver.route(podAnnotations, namespace, revisions, self);
-    }
+    Route route = resolver.route(podAnnotations, namespace, revisions, self);
     if (route instanceof Route.Unknown unknown) {
       return new Refused(unknown);
     }
     Route.Resolved resolved = (Route.Resolved) route;
-    if (routed != null && revisions.hasOwnEntries(route.asked())) {
-      return new Elsewhere(
-          "routed by the entries of " + (resolved.tag() ? "tag " : "revision ") + route.asked());
-    }
     return resolved.revision().equals(self)
         ? new Mine(resolved)
         : new Elsewhere("routed to revision " + resolved.revision());

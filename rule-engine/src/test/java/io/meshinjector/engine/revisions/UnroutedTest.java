@@ -40,14 +40,18 @@ class UnroutedTest {
         "-, -, typo, stable, refused",
         "-, typo, -, stable, refused",
         "-, typo, canary, canary, mine",
-        // labelled: the label's entries take it, whoever asks; a name no one serves is refused
-        "enabled, -, -, stable, elsewhere",
-        "canary, canary, -, canary, elsewhere",
+        // labelled: the same, since the API server may not have seen the label when it chose the
+        // catch-all (a route's own entry to the same revision then finds the pod injected); a name
+        // no one serves is refused
+        "enabled, -, -, stable, mine",
+        "enabled, -, -, canary, elsewhere",
+        "canary, canary, -, canary, mine",
         "prod, prod, -, stable, elsewhere",
         "typo, typo, -, stable, refused",
         "typo, typo, -, canary, refused",
-        // the pod's own rev in a labelled namespace: its name's entries take it, or it is refused
-        "enabled, -, canary, canary, elsewhere",
+        // the pod's own rev in a labelled namespace wins, or it is refused
+        "enabled, -, canary, canary, mine",
+        "enabled, -, canary, stable, elsewhere",
         "enabled, -, typo, stable, refused",
         "canary, canary, Not-A-Name, stable, refused",
       })

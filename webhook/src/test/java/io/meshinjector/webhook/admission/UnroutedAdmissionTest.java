@@ -121,14 +121,19 @@ class UnroutedAdmissionTest {
         .isInstanceOf(AdmissionReply.Allowed.class);
   }
 
+  /**
+   * The API server chose the catch-all from its cache of namespaces, which may not hold the label
+   * this view already has (a namespace applied with its Deployment): the pod is injected, since no
+   * route's entry will be called for it.
+   */
   @Test
-  void aLabelledNamespaceIsLeftToItsRoutesEntriesEvenWhenTheyAreThisRevisions() throws Exception {
+  void aLabelledNamespaceIsInjectedOnTheCatchAllTooWhenItRoutesHere() throws Exception {
     assertThat(
             answer(
                 view(Map.of("mesh-injector.io/injection", "enabled"), optedIn(null)),
                 Map.of(),
                 Entry.UNROUTED))
-        .isInstanceOf(AdmissionReply.Allowed.class);
+        .isInstanceOf(AdmissionReply.Patched.class);
     // the same pod through the route's own entry: the API server chose this revision
     assertThat(
             answer(
