@@ -411,8 +411,14 @@ class RevisionsIT {
     // canary now writes the namespaces' labels
     Workloads.namespace(admin, "newcomer", Map.of("inject", "enabled"), Map.of());
     Workloads.awaitInjectionLabel(admin, "newcomer", Duration.ofSeconds(30));
-    assertThat(canaryServe.log())
-        .contains("labels: namespace newcomer labelled " + ROUTE + "=enabled");
+    // the writer logs once its patch has returned, a moment after the label can be read
+    Await.until(
+        "canary logs that it labelled newcomer",
+        Duration.ofSeconds(10),
+        () ->
+            canaryServe
+                .log()
+                .contains("labels: namespace newcomer labelled " + ROUTE + "=enabled"));
     assertThat(revisionOf(create("newcomer", "pod", Map.of()))).isEqualTo("canary");
     admin.namespaces().withName("newcomer").delete();
   }
