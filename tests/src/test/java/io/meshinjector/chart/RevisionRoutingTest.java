@@ -10,10 +10,13 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhook;
+import io.meshinjector.engine.config.ConfigLoader;
+import io.meshinjector.engine.config.InjectionConfig;
 import io.meshinjector.engine.revisions.RevisionNames;
 import io.meshinjector.engine.revisions.Revisions;
 import io.meshinjector.engine.revisions.Route;
 import io.meshinjector.engine.revisions.RouteResolver;
+import io.meshinjector.webhook.controllers.InjectionLabels;
 import io.meshinjector.webhook.revisions.RouteEntries;
 import io.meshinjector.webhook.revisions.TagWebhooks;
 import java.io.IOException;
@@ -33,8 +36,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Several releases side by side (revisions) and the tags pointing at them, evaluated as the API
  * server evaluates their webhook configurations for a pod's CREATE: each release's configuration as
- * the chart renders it, each tag's as the webhook writes it (TagWebhooks). The rule, for every
- * combination of the namespace's opt-in and mesh-injector.io/rev and the pod's:
+ * the chart renders it, each tag's as the webhook writes it (TagWebhooks), each namespace's routing
+ * label as the label writer writes it (InjectionLabels). The rule, for every combination of the
+ * namespace's opt-in and mesh-injector.io/rev and the pod's, and in the Istio flavour the
+ * namespace's istio-injection and istio.io/rev labels:
  *
  * <ul>
  *   <li>a namespace that opted in (the label writer labelled it) and a pod whose name (its own rev,
@@ -130,34 +135,50 @@ class RevisionRoutingTest {
   /** One webhook configuration of a cluster and the release its clients must reach. */
   record Configuration(String name, JsonNode mwc, Release reaches) {}
 
-  private static final Map<Release, JsonNode> RENDERED = new ConcurrentHashMap<>();
+  private static final Map<List<Object>, JsonNode> RENDERED = new ConcurrentHashMap<>();
 
-  /** A release's configuration as the chart renders it (once per release). */
-  static JsonNode rendered(Release r) {
+  /**
+   * A release's configuration as the chart renders it in the Linkerd flavour, or with {@code
+   * config.mesh: istio} (whose excluded namespaces differ), once per release and flavour.
+   */
+  static JsonNode rendered(Release r, boolean istio) {
     return RENDERED.computeIfAbsent(
-        r,
+        List.of(r, istio),
         k -> {
+          UnaryOperator<com.marcnuri.helm.TemplateCommand> values =
+              t ->
+                  t.withName(r.name())
+                      .withNamespace(r.namespace())
+                      .set("revision", r.revision())
+                      .set("probe.enabled", r != DEFAULT);
           try {
             return find(
-                render(
-                    t ->
-                        t.withName(k.name())
-                            .withNamespace(k.namespace())
-                            .set("revision", k.revision())
-                            .set("probe.enabled", k != DEFAULT)),
+                istio
+                    ? Charts.parse(
+                        Charts.renderWithoutTrustAnchors(
+                            Charts.CHART, t -> values.apply(t).set("config.mesh", "istio")))
+                    : render(values),
                 "MutatingWebhookConfiguration",
-                k.fullname());
+                r.fullname());
           } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
           }
         });
   }
 
-  /** Every webhook configuration of the cluster: the releases' and the tags'. */
+  static JsonNode rendered(Release r) {
+    return rendered(r, false);
+  }
+
   static List<Configuration> configurations(Cluster cluster) {
+    return configurations(cluster, false);
+  }
+
+  /** Every webhook configuration of the cluster: the releases' and the tags'. */
+  static List<Configuration> configurations(Cluster cluster, boolean istio) {
     List<Configuration> out = new ArrayList<>();
     for (Release r : cluster.releases()) {
-      JsonNode mwc = rendered(r);
+      JsonNode mwc = rendered(r, istio);
       if (r.revisionName().equals(RevisionNames.DEFAULT)
           && cluster.tags().containsKey(RevisionNames.DEFAULT)) {
         // as `tag set default` leaves it: the tag object serves the tag default now
@@ -173,7 +194,7 @@ class RevisionRoutingTest {
               out.add(
                   new Configuration(
                       RevisionNames.tagObjectName(tag),
-                      WebhookRoutes.tag(tag, rendered(target)),
+                      WebhookRoutes.tag(tag, rendered(target, istio)),
                       target));
             });
     return out;
@@ -199,31 +220,65 @@ class RevisionRoutingTest {
     return copy;
   }
 
+  static final InjectionConfig LINKERD = ConfigLoader.defaults().engine().injection();
+  static final InjectionConfig ISTIO = ConfigLoader.fromYaml("mesh: istio\n").engine().injection();
+
   /**
-   * One case: the namespace's {@code inject} (enabled, disabled, or null: none) and rev, the pod's
+   * One case: the namespace's {@code inject} (enabled, disabled, or null: none) and rev, in the
+   * Istio flavour its Istio labels ({@code istioLabels}, empty in the Linkerd flavour), the pod's
    * inject and rev (null: none).
    */
-  record Case(Cluster cluster, String nsInject, String nsRev, String podInject, String podRev) {
+  record Case(
+      Cluster cluster,
+      InjectionConfig flavour,
+      Map<String, String> istioLabels,
+      String nsInject,
+      String nsRev,
+      String podInject,
+      String podRev) {
+    Case(Cluster cluster, String nsInject, String nsRev, String podInject, String podRev) {
+      this(cluster, LINKERD, Map.of(), nsInject, nsRev, podInject, podRev);
+    }
+
     @Override
     public String toString() {
       return String.format(
-          "%s | ns inject=%s rev=%s | pod inject=%s rev=%s",
-          cluster, nsInject, nsRev, podInject, podRev);
+          "%s |%s ns inject=%s rev=%s | pod inject=%s rev=%s",
+          cluster,
+          flavour == ISTIO ? " istio " + istioLabels + " |" : "",
+          nsInject,
+          nsRev,
+          podInject,
+          podRev);
     }
 
-    /** The routing label as the label writer writes it: only for a namespace that opted in. */
+    /**
+     * The namespace's labels with the routing label the label writer writes ({@link
+     * InjectionLabels#wanted}): the webhook's own reading of its annotations and labels.
+     */
     Map<String, String> namespaceLabels() {
-      Map<String, String> labels = new LinkedHashMap<>();
-      labels.put("kubernetes.io/metadata.name", "shop");
-      if ("enabled".equals(nsInject)) {
-        labels.put(
-            RevisionNames.ROUTE_LABEL,
-            RevisionNames.routeValue(nsRev == null ? RevisionNames.DEFAULT : nsRev));
-      }
+      Map<String, String> labels = new LinkedHashMap<>(userLabels());
+      InjectionLabels.wanted(unlabelled(), flavour, RouteResolver.of(flavour), cluster.revisions())
+          .ifPresent(v -> labels.put(RevisionNames.ROUTE_LABEL, v));
       return labels;
     }
 
+    private Map<String, String> userLabels() {
+      Map<String, String> labels = new LinkedHashMap<>();
+      labels.put("kubernetes.io/metadata.name", "shop");
+      labels.putAll(istioLabels);
+      return labels;
+    }
+
+    private Namespace unlabelled() {
+      return namespace(userLabels());
+    }
+
     Namespace namespace() {
+      return namespace(namespaceLabels());
+    }
+
+    private Namespace namespace(Map<String, String> labels) {
       Map<String, String> annotations = new LinkedHashMap<>();
       if (nsInject != null) {
         annotations.put("inject", nsInject);
@@ -234,7 +289,7 @@ class RevisionRoutingTest {
       return new NamespaceBuilder()
           .withNewMetadata()
           .withName("shop")
-          .withLabels(namespaceLabels())
+          .withLabels(labels)
           .withAnnotations(annotations)
           .endMetadata()
           .build();
@@ -266,13 +321,42 @@ class RevisionRoutingTest {
           Map.of("containers", List.of(Map.of("name", "app", "image", "shop/web:1"))));
     }
 
+    /**
+     * Whether the namespace opted in, by the contract: its inject annotation and, in the Istio
+     * flavour, its labels as istiod reads them (istio-injection alone when present, else a
+     * non-empty istio.io/rev); any of them saying disabled wins.
+     */
     boolean labelled() {
-      return "enabled".equals(nsInject);
+      List<Boolean> says = new ArrayList<>();
+      if (nsInject != null) {
+        says.add("enabled".equals(nsInject));
+      }
+      String injection = istioLabels.get("istio-injection");
+      String rev = istioLabels.get("istio.io/rev");
+      if (injection != null) {
+        says.add("enabled".equals(injection));
+      } else if (rev != null && !rev.isEmpty()) {
+        says.add(true);
+      }
+      return !says.isEmpty() && !says.contains(false);
     }
 
-    /** The name the pod asks for: its own rev, else its namespace's, else the tag default. */
+    /**
+     * The name the pod asks for: its own rev; else its namespace's (in the Istio flavour
+     * istio-injection: enabled, the tag default, then istio.io/rev, before the annotation); else
+     * the tag default.
+     */
     String effectiveName() {
-      return podRev != null ? podRev : nsRev != null ? nsRev : RevisionNames.DEFAULT;
+      if (podRev != null) {
+        return podRev;
+      }
+      if ("enabled".equals(istioLabels.get("istio-injection"))) {
+        return RevisionNames.DEFAULT;
+      }
+      if (!istioLabels.containsKey("istio-injection") && istioLabels.get("istio.io/rev") != null) {
+        return istioLabels.get("istio.io/rev");
+      }
+      return nsRev != null ? nsRev : RevisionNames.DEFAULT;
     }
   }
 
@@ -295,6 +379,53 @@ class RevisionRoutingTest {
     return out.stream();
   }
 
+  /** The Istio flavour's namespace labels: none, istio-injection, istio.io/rev, and both. */
+  static List<Map<String, String>> istioLabels(Cluster cluster) {
+    List<Map<String, String>> out = new ArrayList<>();
+    out.add(Map.of());
+    out.add(Map.of("istio-injection", "enabled"));
+    out.add(Map.of("istio-injection", "disabled"));
+    for (String name : cluster.names()) {
+      out.add(Map.of("istio.io/rev", name));
+    }
+    out.add(Map.of("istio-injection", "enabled", "istio.io/rev", "canary"));
+    return out;
+  }
+
+  /**
+   * The Istio flavour's axis, in two clusters (one whose tag default points at a revision called
+   * default, one without such a revision): the namespace's Istio labels against its inject, its rev
+   * (none, or a tag the labels may contradict) and the pod's inject and rev.
+   */
+  static Stream<Arguments> istioCases() {
+    List<Arguments> out = new ArrayList<>();
+    for (Cluster cluster : List.of(CLUSTERS.get(0), CLUSTERS.get(2))) {
+      List<String> revs = new ArrayList<>();
+      revs.add(null);
+      revs.addAll(cluster.names());
+      for (Map<String, String> labels : istioLabels(cluster)) {
+        for (String nsInject : Arrays.asList("enabled", "disabled", null)) {
+          for (String nsRev : Arrays.asList(null, "prod")) {
+            for (String podInject : Arrays.asList(null, "enabled", "disabled")) {
+              for (String podRev : revs) {
+                out.add(
+                    Arguments.of(
+                        new Case(cluster, ISTIO, labels, nsInject, nsRev, podInject, podRev)));
+              }
+            }
+          }
+        }
+      }
+    }
+    return out.stream();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("istioCases")
+  void inTheIstioFlavourItsNamespaceLabelsRouteAsIstiodAndStillOneEntryFailsClosed(Case c) {
+    assertThat(violations(c, configurations(c.cluster(), true))).isEmpty();
+  }
+
   @ParameterizedTest(name = "{0}")
   @MethodSource("cases")
   void exactlyOneReleaseFailsClosedForAPodThatAsksForAServedName(Case c) {
@@ -308,6 +439,9 @@ class RevisionRoutingTest {
     // clusters (canary, default, prod, nosuch) and 5 in the others (canary, stable, default, prod,
     // nosuch)
     assertThat(cases().count()).isEqualTo(3 * 3 * (25 + 25 + 36 + 36));
+    // Istio: (4 + names) label sets x 3 inject x 2 rev x 3 pod inject x (names + none), with 4
+    // names in the first cluster and 5 in the other
+    assertThat(istioCases().count()).isEqualTo(8 * 3 * 2 * 3 * 5 + 9 * 3 * 2 * 3 * 6);
   }
 
   /**
@@ -405,7 +539,8 @@ class RevisionRoutingTest {
         problems.add(fail + " calls " + service + ", not release " + target.fullname());
       }
       // the webhook's own resolver names the same revision for the pod
-      Route route = new RouteResolver().route(c.podAnnotations(), c.namespace(), revisions, "x");
+      Route route =
+          RouteResolver.of(c.flavour()).route(c.podAnnotations(), c.namespace(), revisions, "x");
       if (!(route instanceof Route.Resolved r) || !r.revision().equals(revision)) {
         problems.add("RouteResolver says " + route.describe() + ", the API server " + revision);
       }

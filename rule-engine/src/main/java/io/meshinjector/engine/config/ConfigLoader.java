@@ -214,7 +214,14 @@ public final class ConfigLoader {
                     "none",
                     InjectionConfig.MeshAnnotations.NONE)),
             s.choice("imageAndUserOverrides", Map.of("allow", false, "refuse", true)),
-            s.strings("imageAndUserAnnotations"));
+            s.strings("imageAndUserAnnotations"),
+            s.choice(
+                "meshNamespaceLabels",
+                Map.of(
+                    "istio",
+                    InjectionConfig.MeshNamespaceLabels.ISTIO,
+                    "none",
+                    InjectionConfig.MeshNamespaceLabels.NONE)));
     s.done();
     return c;
   }

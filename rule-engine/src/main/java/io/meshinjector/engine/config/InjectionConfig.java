@@ -22,6 +22,8 @@ import java.util.Set;
  * @param refuseImageAndUser whether a pod carrying one of {@code imageAndUserAnnotations} is
  *     refused (else it does what it does in the mesh's own injector)
  * @param imageAndUserAnnotations the mesh's annotations that choose an image or the proxy's user
+ * @param meshNamespaceLabels whose namespace labels opt a namespace in and name its revision, as
+ *     well as the {@code inject} and {@code mesh-injector.io/rev} annotations
  */
 public record InjectionConfig(
     Set<String> excludedNamespaces,
@@ -33,11 +35,22 @@ public record InjectionConfig(
     AwaitField proxyAwaitFrom,
     MeshAnnotations meshAnnotations,
     boolean refuseImageAndUser,
-    List<String> imageAndUserAnnotations) {
+    List<String> imageAndUserAnnotations,
+    MeshNamespaceLabels meshNamespaceLabels) {
 
   /** Whose per-workload configuration annotations apply ({@code injection.meshAnnotations}). */
   public enum MeshAnnotations {
     LINKERD,
+    NONE
+  }
+
+  /**
+   * Whose namespace labels opt a namespace in and name its revision ({@code
+   * injection.meshNamespaceLabels}): Istio's {@code istio-injection} and {@code istio.io/rev}, read
+   * as istiod reads them, or none.
+   */
+  public enum MeshNamespaceLabels {
+    ISTIO,
     NONE
   }
 
@@ -60,7 +73,8 @@ public record InjectionConfig(
         proxyAwaitFrom,
         MeshAnnotations.NONE,
         false,
-        null);
+        null,
+        MeshNamespaceLabels.NONE);
   }
 
   /**
@@ -95,6 +109,8 @@ public record InjectionConfig(
     meshAnnotations = meshAnnotations == null ? MeshAnnotations.NONE : meshAnnotations;
     imageAndUserAnnotations =
         imageAndUserAnnotations == null ? List.of() : List.copyOf(imageAndUserAnnotations);
+    meshNamespaceLabels =
+        meshNamespaceLabels == null ? MeshNamespaceLabels.NONE : meshNamespaceLabels;
   }
 
   public InjectionConfig(

@@ -1,15 +1,36 @@
 package io.meshinjector.engine.revisions;
 
 import io.fabric8.kubernetes.api.model.Namespace;
+import io.meshinjector.engine.config.InjectionConfig;
+import io.meshinjector.engine.config.InjectionConfig.MeshNamespaceLabels;
+import io.meshinjector.engine.rules.IstioNamespaceLabels;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
  * The revision of one opted-in pod: its own {@value RevisionNames#REV} wins over its namespace's
  * (as its {@code inject} does; Istio does the opposite, istio#37088), and with neither it follows
- * the default tag. The same function routes a namespace's label and answers {@code explain}.
+ * the default tag. In a flavour whose mesh names revisions by namespace label ({@link
+ * MeshNamespaceLabels#ISTIO}), the namespace's label comes before its annotation, read as istiod
+ * reads it ({@link IstioNamespaceLabels}). The same function routes a namespace's label and answers
+ * {@code explain}.
  */
 public final class RouteResolver {
+  private final MeshNamespaceLabels mesh;
+
+  /**
+   * @param mesh whose namespace labels name a revision besides {@value RevisionNames#REV}
+   */
+  public RouteResolver(MeshNamespaceLabels mesh) {
+    this.mesh = Objects.requireNonNull(mesh, "mesh");
+  }
+
+  /** The resolver of a config's flavour. */
+  public static RouteResolver of(InjectionConfig injection) {
+    return new RouteResolver(injection.meshNamespaceLabels());
+  }
+
   /**
    * The route of a pod with {@code podAnnotations} in {@code namespace}.
    *
@@ -40,10 +61,18 @@ public final class RouteResolver {
   public record Asked(String name, String from) {}
 
   /**
-   * The name a namespace asks for: its {@value RevisionNames#REV} annotation, else the default tag.
+   * The name a namespace asks for: in the Istio flavour its Istio labels first; its {@value
+   * RevisionNames#REV} annotation; else the default tag.
    */
   public Asked namespaceAsks(Namespace namespace) {
     String ns = namespace == null ? "?" : namespace.getMetadata().getName();
+    if (mesh == MeshNamespaceLabels.ISTIO && namespace != null) {
+      Optional<String> labelled = IstioNamespaceLabels.names(namespace);
+      if (labelled.isPresent()) {
+        return new Asked(
+            labelled.get(), "namespace " + ns + "'s " + IstioNamespaceLabels.namedBy(namespace));
+      }
+    }
     Map<String, String> annotations =
         namespace == null ? null : namespace.getMetadata().getAnnotations();
     String nsRev = annotations == null ? null : emptyToNull(annotations.get(RevisionNames.REV));

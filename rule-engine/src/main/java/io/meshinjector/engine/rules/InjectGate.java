@@ -17,8 +17,9 @@ import java.util.stream.Stream;
 
 /**
  * Whether a pod is injected at all, before any node is looked at: excluded namespaces, the inject
- * annotation under either spelling (the pod's wins over the namespace's), hostNetwork, our proxy
- * already there (which makes injection idempotent), another mesh's parts.
+ * annotation under either spelling (the pod's wins over the namespace's, whose setting may also
+ * come from the mesh's labels: {@link NamespaceInject}), hostNetwork, our proxy already there
+ * (which makes injection idempotent), another mesh's parts.
  */
 public final class InjectGate {
   private final InjectionConfig config;
@@ -51,8 +52,7 @@ public final class InjectGate {
       podInject = PodAnnotations.inject(pod.getMetadata().getAnnotations(), null);
       // The pod's value wins, so a typo on the namespace must not refuse a pod that decided.
       if (podInject.isEmpty() && namespace != null) {
-        nsInject =
-            PodAnnotations.inject(namespace.getMetadata().getAnnotations(), "namespace " + ns);
+        nsInject = NamespaceInject.of(namespace, config.meshNamespaceLabels());
       }
     } catch (PodAnnotations.InvalidAnnotation e) {
       trace.accept(new TraceStep("gate", e.getMessage()));

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.meshinjector.engine.config.InjectionConfig.MeshNamespaceLabels;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -23,7 +24,7 @@ class UnroutedTest {
               "canary", new Revisions.Release("mi-canary", "canary", "canary-mesh-injector")),
           Map.of("default", "stable", "prod", "canary"));
 
-  private final RouteResolver resolver = new RouteResolver();
+  private final RouteResolver resolver = new RouteResolver(MeshNamespaceLabels.NONE);
 
   @ParameterizedTest(name = "label={0} ns rev={1} pod rev={2}: {3} -> {4}")
   @CsvSource(

@@ -59,6 +59,7 @@ public final class PodAdmission {
       AdmissionMetrics metrics,
       Staleness staleness,
       RevisionConfig revision,
+      RouteResolver routes,
       Logger log) {
     this.codec = Objects.requireNonNull(codec, "codec");
     this.validation = Objects.requireNonNull(validation, "validation");
@@ -67,7 +68,7 @@ public final class PodAdmission {
     this.metrics = Objects.requireNonNull(metrics, "metrics");
     this.staleness = Objects.requireNonNull(staleness, "staleness");
     this.revision = Objects.requireNonNull(revision, "revision");
-    this.routes = new RouteResolver();
+    this.routes = Objects.requireNonNull(routes, "routes");
     this.log = log;
   }
 
@@ -99,6 +100,7 @@ public final class PodAdmission {
         metrics,
         staleness,
         RevisionConfig.from(config),
+        RouteResolver.of(config.engine().injection()),
         LOG);
   }
 
@@ -116,6 +118,7 @@ public final class PodAdmission {
         metrics,
         Staleness.never(),
         revision,
+        routes,
         NOPLogger.NOP_LOGGER);
   }
 

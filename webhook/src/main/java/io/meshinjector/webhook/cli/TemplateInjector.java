@@ -33,7 +33,7 @@ final class TemplateInjector {
   private final ClusterView view;
   private final String defaultNamespace;
   private final String revision;
-  private final RouteResolver routes = new RouteResolver();
+  private final RouteResolver routes;
 
   TemplateInjector(MeshConfig config, ClusterView files, String defaultNamespace, Clock clock) {
     this.view = new AssumeEnabledNamespaces(files);
@@ -47,6 +47,7 @@ final class TemplateInjector {
             Staleness.never());
     this.defaultNamespace = defaultNamespace;
     this.revision = RevisionConfig.from(config).name();
+    this.routes = RouteResolver.of(config.engine().injection());
   }
 
   /** The pod templates of {@code doc}, objects that name no namespace in the default one. */

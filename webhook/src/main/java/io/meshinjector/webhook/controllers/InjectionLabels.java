@@ -4,25 +4,26 @@ import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.Resource;
+import io.meshinjector.engine.config.InjectionConfig;
 import io.meshinjector.engine.revisions.RevisionNames;
 import io.meshinjector.engine.revisions.Revisions;
 import io.meshinjector.engine.revisions.RouteResolver;
-import io.meshinjector.engine.rules.InjectAnnotation;
+import io.meshinjector.engine.rules.NamespaceInject;
 import io.meshinjector.webhook.kube.ClusterInformers;
 import io.meshinjector.webhook.revisions.RevisionsWatch;
 import java.util.Collection;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Each namespace's route: its {@code inject} annotation and {@value RevisionNames#REV} mirrored
- * into the one label {@value #KEY}, whose value names the revision or tag that injects it ({@value
+ * Each namespace's route: its {@code inject} annotation and {@value RevisionNames#REV} (in the
+ * Istio flavour, also its {@code istio-injection} and {@code istio.io/rev} labels) mirrored into
+ * the one label {@value #KEY}, whose value names the revision or tag that injects it ({@value
  * RevisionNames#DEFAULT_ROUTE} for the default tag, the value it had before revisions). The entries
  * of that revision or tag select the label and fail closed; every other namespace reaches only
  * catch-all entries, which fail open, so a dead injector never holds back a namespace that did not
@@ -48,26 +49,27 @@ public final class InjectionLabels implements LabelSubject {
 
   private final KubernetesClient client;
   private final ClusterInformers informers;
-  private final Set<String> excluded;
+  private final InjectionConfig injection;
   private final RevisionsWatch revisions;
-  private final RouteResolver routes = new RouteResolver();
+  private final RouteResolver routes;
 
   public InjectionLabels(
       KubernetesClient client,
       ClusterInformers informers,
-      Set<String> excludedNamespaces,
+      InjectionConfig injection,
       RevisionsWatch revisions) {
     this.client = Objects.requireNonNull(client, "client");
     this.informers = Objects.requireNonNull(informers, "informers");
-    this.excluded = Set.copyOf(excludedNamespaces);
+    this.injection = Objects.requireNonNull(injection, "injection");
     this.revisions = Objects.requireNonNull(revisions, "revisions");
+    this.routes = RouteResolver.of(injection);
   }
 
   /** The value of {@value #KEY} a namespace should carry, or empty for none. */
-  static Optional<String> wanted(
-      Namespace ns, Set<String> excluded, RouteResolver routes, Revisions revisions) {
-    if (excluded.contains(ns.getMetadata().getName())
-        || !InjectAnnotation.enabledBy(ns.getMetadata().getAnnotations())) {
+  public static Optional<String> wanted(
+      Namespace ns, InjectionConfig injection, RouteResolver routes, Revisions revisions) {
+    if (injection.excludedNamespaces().contains(ns.getMetadata().getName())
+        || !NamespaceInject.enabled(ns, injection.meshNamespaceLabels())) {
       return Optional.empty();
     }
     String asked = routes.namespaceAsks(ns).name();
@@ -116,7 +118,7 @@ public final class InjectionLabels implements LabelSubject {
       // the cluster's revisions and tags are not read yet: no label names entries unseen
       return new Labels(present, present);
     }
-    Optional<String> want = wanted(ns, excluded, routes, revisions.get());
+    Optional<String> want = wanted(ns, injection, routes, revisions.get());
     return new Labels(want.map(v -> Map.of(KEY, v)).orElse(Map.of()), present);
   }
 

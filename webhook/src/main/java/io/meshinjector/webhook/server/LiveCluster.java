@@ -136,9 +136,7 @@ public final class LiveCluster implements ClusterConnection {
     RevisionConfig revision = RevisionConfig.from(config);
     List<LabelSubject> subjects = new ArrayList<>();
     if (revision.namespaceLabels()) {
-      subjects.add(
-          new InjectionLabels(
-              client, informers, config.engine().injection().excludedNamespaces(), revisions));
+      subjects.add(new InjectionLabels(client, informers, config.engine().injection(), revisions));
     } else {
       LOG.info(
           "labels: revisions.namespaceLabels is off: the namespaces' routing labels are another"

@@ -75,8 +75,14 @@ class UnroutedAdmissionTest {
 
   private static AdmissionReply answer(
       ClusterView view, Map<String, String> podAnnotations, Entry entry) throws Exception {
+    return answer(STABLE, view, podAnnotations, entry);
+  }
+
+  private static AdmissionReply answer(
+      MeshConfig config, ClusterView view, Map<String, String> podAnnotations, Entry entry)
+      throws Exception {
     AdmissionEndpoint endpoint =
-        InProcessEndpoint.of(STABLE, () -> view, new SimpleMeterRegistry());
+        InProcessEndpoint.of(config, () -> view, new SimpleMeterRegistry());
     ObjectNode pod = pod(podAnnotations);
     byte[] body =
         Reviews.JSON.writeValueAsBytes(Reviews.podCreate("admission.k8s.io/v1", "shop", pod));
@@ -161,6 +167,37 @@ class UnroutedAdmissionTest {
                 Map.of(),
                 Entry.UNROUTED))
         .isInstanceOf(AdmissionReply.Refused.class);
+  }
+
+  /**
+   * The Istio flavour: the namespace's istio.io/rev opts it in and routes it, and istio-injection:
+   * enabled beside it wins (the tag default), as with istiod; the Linkerd flavour reads neither.
+   */
+  @Test
+  void inTheIstioFlavourTheNamespacesIstioLabelsOptInAndRoute() throws Exception {
+    MeshConfig istio = ConfigLoader.fromYaml("mesh: istio\nrevisions: {name: stable}\n");
+    AdmissionReply mine =
+        answer(istio, view(Map.of("istio.io/rev", "stable"), Map.of()), Map.of(), Entry.UNROUTED);
+    assertThat(mine).isInstanceOf(AdmissionReply.Patched.class);
+    JsonNode patched = Parsson.apply(((AdmissionReply.Patched) mine).patch(), pod(Map.of()));
+    assertThat(patched.at("/metadata/annotations/mesh-injector.io~1revision").asText())
+        .isEqualTo("stable");
+    assertThat(
+            answer(istio, view(Map.of("istio.io/rev", "prod"), Map.of()), Map.of(), Entry.UNROUTED))
+        .isInstanceOf(AdmissionReply.Allowed.class);
+    assertThat(
+            answer(
+                istio,
+                view(Map.of("istio-injection", "enabled", "istio.io/rev", "prod"), Map.of()),
+                Map.of(),
+                Entry.UNROUTED))
+        .isInstanceOf(AdmissionReply.Patched.class);
+    assertThat(
+            answer(
+                istio, view(Map.of("istio.io/rev", "retired"), Map.of()), Map.of(), Entry.UNROUTED))
+        .isInstanceOf(AdmissionReply.Refused.class);
+    assertThat(answer(view(Map.of("istio.io/rev", "stable"), Map.of()), Map.of(), Entry.UNROUTED))
+        .isInstanceOf(AdmissionReply.Allowed.class);
   }
 
   @Test

@@ -4,12 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.meshinjector.engine.config.ConfigLoader;
+import io.meshinjector.engine.config.InjectionConfig;
 import io.meshinjector.engine.revisions.Revisions;
 import io.meshinjector.engine.revisions.RouteResolver;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -109,6 +110,73 @@ class InjectionLabelsTest {
             .withAnnotations(annotations)
             .endMetadata()
             .build();
-    return InjectionLabels.wanted(ns, Set.of("kube-system"), new RouteResolver(), revisions);
+    return wanted(ns, LINKERD, revisions);
+  }
+
+  private static Optional<String> wanted(
+      Namespace ns, InjectionConfig injection, Revisions revisions) {
+    return InjectionLabels.wanted(ns, injection, RouteResolver.of(injection), revisions);
+  }
+
+  private static final InjectionConfig LINKERD = ConfigLoader.defaults().engine().injection();
+
+  private static final InjectionConfig ISTIO =
+      ConfigLoader.fromYaml("mesh: istio\n").engine().injection();
+
+  /**
+   * In the Istio flavour a namespace's Istio labels opt it in and name its route, as istiod reads
+   * them: istio-injection decides alone, else istio.io/rev; the annotation inject: disabled wins
+   * over either, as between its own two spellings. In the Linkerd flavour the labels mean nothing.
+   */
+  @ParameterizedTest(name = "istio-injection={0}, istio.io/rev={1}, inject={2}, rev={3} -> {4}")
+  @CsvSource(
+      nullValues = "-",
+      value = {
+        "enabled, -, -, -, enabled",
+        "-, canary, -, -, canary",
+        "-, prod, -, -, prod",
+        "-, default, -, -, enabled",
+        // both labels: istio-injection decides, as istiod's selectors do
+        "enabled, canary, -, -, enabled",
+        "disabled, canary, -, -, -",
+        "disabled, -, enabled, -, -",
+        // the label is read before the annotation mesh-injector.io/rev
+        "-, canary, -, prod, canary",
+        "-, -, enabled, canary, canary",
+        "-, canary, disabled, -, -",
+        "-, canary, enabled, -, canary",
+        // a name no release serves is labelled, so its pods are refused by the catch-alls
+        "-, retired, -, -, retired",
+        "-, '', -, -, -",
+      })
+  void inTheIstioFlavourItsLabelsOptInAndChoose(
+      String injection, String istioRev, String inject, String rev, String label) {
+    Map<String, String> labels = new HashMap<>();
+    if (injection != null) {
+      labels.put("istio-injection", injection);
+    }
+    if (istioRev != null) {
+      labels.put("istio.io/rev", istioRev);
+    }
+    Map<String, String> annotations = new HashMap<>();
+    if (inject != null) {
+      annotations.put("inject", inject);
+    }
+    if (rev != null) {
+      annotations.put("mesh-injector.io/rev", rev);
+    }
+    Namespace ns =
+        new NamespaceBuilder()
+            .withNewMetadata()
+            .withName("shop")
+            .withLabels(labels)
+            .withAnnotations(annotations)
+            .endMetadata()
+            .build();
+    assertThat(wanted(ns, ISTIO, TWO)).isEqualTo(Optional.ofNullable(label));
+    // the Linkerd flavour reads the annotations only
+    Optional<String> byAnnotations =
+        "enabled".equals(inject) ? Optional.of(rev == null ? "enabled" : rev) : Optional.empty();
+    assertThat(wanted(ns, LINKERD, TWO)).isEqualTo(byAnnotations);
   }
 }

@@ -102,7 +102,7 @@ final class RetireVerdict {
     for (Namespace ns : routing.namespaces()) {
       Optional<Route> label = routing.ofLabel(ns);
       Optional<Route> asked =
-          routing.optedIn(ns) || Routing.namesOne(ns)
+          routing.optedIn(ns) || routing.namesOne(ns)
               ? Optional.of(routing.ofNamespace(ns))
               : Optional.empty();
       Optional<Route.Resolved> hit =

@@ -130,8 +130,7 @@ final class RevisionChecks {
     // a cluster whose releases predate revisions has none labelled: each is its own revision
     Revisions revisions =
         configurations.all().isEmpty() ? Revisions.unknown() : configurations.revisions();
-    return new Routing(
-        revisions, self(config), config.engine().injection().excludedNamespaces(), namespaces);
+    return new Routing(revisions, self(config), config.engine().injection(), namespaces);
   }
 
   private static String self(MeshConfig config) {

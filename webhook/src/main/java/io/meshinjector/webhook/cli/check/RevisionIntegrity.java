@@ -61,6 +61,7 @@ final class RevisionIntegrity {
     }
     // without the cluster's revisions only a malformed name is unknown
     out.addAll(unknownNames(routing, templates));
+    out.addAll(disagreeingSelections(routing));
     if (templates.unread().size() > 0) {
       out.add(
           new Warn(
@@ -78,12 +79,35 @@ final class RevisionIntegrity {
     return out;
   }
 
+  /**
+   * The namespaces whose selections disagree (in the Istio flavour: both Istio labels, or a label
+   * against an annotation): resolved as the webhook resolves them, and worth a warning, since the
+   * user meant one of them.
+   */
+  private static List<CheckResult> disagreeingSelections(Routing routing) {
+    List<String> conflicts = new ArrayList<>();
+    for (Namespace ns : routing.namespaces()) {
+      if (!routing.excluded(ns)) {
+        conflicts.addAll(routing.conflicts(ns));
+      }
+    }
+    if (conflicts.isEmpty()) {
+      return List.of();
+    }
+    return List.of(
+        new Warn(
+            RevisionChecks.GROUP,
+            conflicts.size() + " namespace selections disagree",
+            Capped.join(conflicts),
+            "keep one selection per namespace; each line says which one is in force"));
+  }
+
   /** The namespaces and opted-in pod templates that name a revision or tag no release serves. */
   private static List<CheckResult> unknownNames(Routing routing, PodTemplates templates) {
     List<CheckResult> out = new ArrayList<>();
     List<String> namespaces = new ArrayList<>();
     for (Namespace ns : routing.namespaces()) {
-      if (routing.excluded(ns) || (!routing.optedIn(ns) && !Routing.namesOne(ns))) {
+      if (routing.excluded(ns) || (!routing.optedIn(ns) && !routing.namesOne(ns))) {
         continue;
       }
       if (routing.ofNamespace(ns) instanceof Route.Unknown u) {

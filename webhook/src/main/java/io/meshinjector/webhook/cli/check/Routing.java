@@ -1,17 +1,23 @@
 package io.meshinjector.webhook.cli.check;
 
 import io.fabric8.kubernetes.api.model.Namespace;
+import io.meshinjector.engine.config.InjectionConfig;
+import io.meshinjector.engine.config.InjectionConfig.MeshNamespaceLabels;
 import io.meshinjector.engine.decision.Annotations;
 import io.meshinjector.engine.revisions.RevisionNames;
 import io.meshinjector.engine.revisions.Revisions;
 import io.meshinjector.engine.revisions.Route;
 import io.meshinjector.engine.revisions.RouteResolver;
 import io.meshinjector.engine.rules.InjectAnnotation;
+import io.meshinjector.engine.rules.IstioNamespaceLabels;
+import io.meshinjector.engine.rules.NamespaceInject;
+import io.meshinjector.engine.rules.PodAnnotations;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -19,20 +25,21 @@ import java.util.TreeMap;
  * webhook's own {@link RouteResolver}, so that check says what the webhook would do.
  */
 final class Routing {
-  private final RouteResolver routes = new RouteResolver();
+  private final RouteResolver routes;
   private final Revisions revisions;
   private final String self;
-  private final Set<String> excluded;
+  private final InjectionConfig injection;
   private final Map<String, Namespace> namespaces = new TreeMap<>();
 
   /**
    * @param self the release's revision: every name's when the cluster's revisions are unknown
-   * @param excluded the namespaces the config never injects
+   * @param injection the config's namespaces never injected, and whose labels opt one in
    */
-  Routing(Revisions revisions, String self, Set<String> excluded, List<Namespace> namespaces) {
+  Routing(Revisions revisions, String self, InjectionConfig injection, List<Namespace> namespaces) {
     this.revisions = revisions;
     this.self = self;
-    this.excluded = Set.copyOf(excluded);
+    this.injection = injection;
+    this.routes = RouteResolver.of(injection);
     namespaces.forEach(n -> this.namespaces.put(n.getMetadata().getName(), n));
   }
 
@@ -58,12 +65,12 @@ final class Routing {
   }
 
   boolean optedIn(Namespace ns) {
-    return !excluded(ns) && InjectAnnotation.enabledBy(ns.getMetadata().getAnnotations());
+    return !excluded(ns) && NamespaceInject.enabled(ns, injection.meshNamespaceLabels());
   }
 
   /** Whether the config never injects the namespace, whatever it says. */
   boolean excluded(Namespace ns) {
-    return excluded.contains(ns.getMetadata().getName());
+    return injection.excludedNamespaces().contains(ns.getMetadata().getName());
   }
 
   /**
@@ -71,7 +78,7 @@ final class Routing {
    * inject annotation (either spelling) wins over its namespace's, as in the webhook's gate.
    */
   boolean optedIn(String namespace, Map<String, String> podInject) {
-    if (excluded.contains(namespace)) {
+    if (injection.excludedNamespaces().contains(namespace)) {
       return false;
     }
     if (!podInject.isEmpty()) {
@@ -80,10 +87,36 @@ final class Routing {
     return namespace(namespace).map(this::optedIn).orElse(false);
   }
 
-  /** Whether the namespace names a revision or tag itself ({@value RevisionNames#REV}). */
-  static boolean namesOne(Namespace ns) {
+  /**
+   * Whether the namespace names a revision or tag itself ({@value RevisionNames#REV}, or in the
+   * Istio flavour its Istio labels).
+   */
+  boolean namesOne(Namespace ns) {
     String rev = ClusterChecks.mapOf(ns.getMetadata().getAnnotations()).get(RevisionNames.REV);
-    return rev != null && !rev.isEmpty();
+    return (rev != null && !rev.isEmpty())
+        || (injection.meshNamespaceLabels() == MeshNamespaceLabels.ISTIO
+            && IstioNamespaceLabels.names(ns).isPresent());
+  }
+
+  /**
+   * What the namespace's selections say against each other: in the Istio flavour, both Istio
+   * labels, or one that disagrees with {@value RevisionNames#REV}, or with the {@code inject}
+   * annotation.
+   */
+  List<String> conflicts(Namespace ns) {
+    if (injection.meshNamespaceLabels() != MeshNamespaceLabels.ISTIO) {
+      return List.of();
+    }
+    List<String> out = new ArrayList<>(IstioNamespaceLabels.conflicts(ns, RevisionNames.REV));
+    try {
+      NamespaceInject.of(ns, injection.meshNamespaceLabels())
+          .map(InjectAnnotation::conflict)
+          .filter(Objects::nonNull)
+          .ifPresent(out::add);
+    } catch (PodAnnotations.InvalidAnnotation e) {
+      out.add(e.getMessage());
+    }
+    return out;
   }
 
   /** The route of the namespace's new pods that name no revision themselves. */

@@ -9,8 +9,8 @@ import io.meshinjector.engine.config.InjectionConfig;
 import io.meshinjector.engine.decision.Annotations;
 import io.meshinjector.engine.decision.Outcome;
 import io.meshinjector.engine.revisions.RevisionNames;
-import io.meshinjector.engine.rules.InjectAnnotation;
 import io.meshinjector.engine.rules.InjectGate;
+import io.meshinjector.engine.rules.NamespaceInject;
 import io.meshinjector.webhook.cli.snapshot.ClusterReadException;
 import io.meshinjector.webhook.cli.snapshot.ClusterSnapshot;
 import java.util.ArrayList;
@@ -53,6 +53,7 @@ final class RunningPods implements Consumer<Pod> {
   }
 
   private final InjectGate gate;
+  private final InjectionConfig.MeshNamespaceLabels mesh;
   private final Function<String, Optional<Namespace>> namespaces;
   private final List<RunningPod> pods = new ArrayList<>();
   private boolean listed;
@@ -62,6 +63,7 @@ final class RunningPods implements Consumer<Pod> {
    */
   RunningPods(InjectionConfig injection, Function<String, Optional<Namespace>> namespaces) {
     this.gate = new InjectGate(injection);
+    this.mesh = injection.meshNamespaceLabels();
     this.namespaces = namespaces;
   }
 
@@ -110,7 +112,7 @@ final class RunningPods implements Consumer<Pod> {
    */
   private boolean missingProxy(Pod pod) {
     Optional<Namespace> ns = namespaces.apply(pod.getMetadata().getNamespace());
-    if (ns.isEmpty() || !InjectAnnotation.enabledBy(ns.get().getMetadata().getAnnotations())) {
+    if (ns.isEmpty() || !NamespaceInject.enabled(ns.get(), mesh)) {
       return false;
     }
     Optional<Outcome> gated = gate.check(pod, ns.get(), t -> {}, w -> {});

@@ -5,6 +5,7 @@ import static io.meshinjector.webhook.support.RevisionFixtures.serve;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodListBuilder;
@@ -190,9 +191,13 @@ class RevisionChecksTest {
   }
 
   List<CheckResult> group() {
+    return group(CONFIG);
+  }
+
+  List<CheckResult> group(MeshConfig config) {
     answerPods("status.phase=Running");
     return new ClusterChecks(client, "mesh-1-2", Clock.systemUTC())
-        .installed(Optional.of(CONFIG)).stream()
+        .installed(Optional.of(config)).stream()
             .filter(r -> r.group().equals(RevisionChecks.GROUP))
             .toList();
   }
@@ -237,6 +242,43 @@ class RevisionChecksTest {
             "asks for default (no mesh-injector.io/rev: the default tag); running injected pods:"
                 + " 1-2: 1");
     assertThat(lines).noneMatch(r -> r.name().contains("namespace quiet"));
+  }
+
+  /**
+   * The Istio flavour: a namespace's istio.io/rev opts it in and names its route; one carrying
+   * istio-injection as well follows the tag default, as with istiod, and check warns about it.
+   */
+  @Test
+  void inTheIstioFlavourTheNamespacesIstioLabelsRouteAndBothLabelsAreAWarning() {
+    twoRevisionsAndTheirTags();
+    labelled("mesh", Map.of("istio.io/rev", "prod"), "prod");
+    labelled("both", Map.of("istio-injection", "enabled", "istio.io/rev", "prod"), "enabled");
+    List<CheckResult> lines = group(ConfigLoader.fromYaml("mesh: istio\nrevisions: {name: 1-2}\n"));
+
+    assertThat(named(lines, "namespace mesh: new pods get revision 1-2 (tag prod)").detail())
+        .startsWith("asks for prod (namespace mesh's label istio.io/rev)");
+    assertThat(named(lines, "namespace both: new pods get revision 1-1 (tag default)").detail())
+        .startsWith("asks for default (namespace both's label istio-injection=enabled)");
+    CheckResult disagree = named(lines, "1 namespace selections disagree");
+    assertThat(disagree.status()).isEqualTo("warn");
+    assertThat(disagree.detail())
+        .contains("namespace both carries both istio-injection=enabled and istio.io/rev=prod");
+    // the Linkerd flavour reads no Istio label: neither namespace opted in
+    List<CheckResult> linkerd = group();
+    assertThat(linkerd).noneMatch(r -> r.name().startsWith("namespace mesh"));
+    assertThat(linkerd).noneMatch(r -> r.name().contains("disagree"));
+  }
+
+  void labelled(String name, Map<String, String> labels, String route) {
+    Map<String, String> all = new HashMap<>(labels);
+    all.put(RevisionNames.ROUTE_LABEL, route);
+    create(
+        new NamespaceBuilder()
+            .withNewMetadata()
+            .withName(name)
+            .withLabels(all)
+            .endMetadata()
+            .build());
   }
 
   @Test
