@@ -237,6 +237,7 @@ public final class PodAdmission {
               + "; no pod is created there without its proxy. Install that revision, or point"
               + " the pod or namespace at one that is served (docs/upgrades.md)";
       log.info("refused (unknown-revision): {}", message);
+      metrics.refusal("unknown-revision");
       return Optional.of(
           AdmissionReply.refused(
               request,

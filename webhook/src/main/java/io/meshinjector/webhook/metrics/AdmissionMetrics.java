@@ -78,12 +78,20 @@ public final class AdmissionMetrics {
                     .register(registry)
                     .increment());
     if (decision.outcome() instanceof Outcome.Refuse refuse) {
-      Counter.builder(REFUSALS)
-          .description("Refused pods by reason code")
-          .tag("reason", refuse.reason().code())
-          .register(registry)
-          .increment();
+      refusal(refuse.reason().code());
     }
+  }
+
+  /**
+   * One refused pod, by reason code: the engine's, or {@code unknown-revision} for a pod that names
+   * a revision or tag no release serves (refused before any decision).
+   */
+  public void refusal(String reason) {
+    Counter.builder(REFUSALS)
+        .description("Refused pods by reason code")
+        .tag("reason", reason)
+        .register(registry)
+        .increment();
   }
 
   /** A request that got no admission: bad-request, too-large, unsupported-media-type, internal. */

@@ -81,8 +81,17 @@ class UnroutedAdmissionTest {
   private static AdmissionReply answer(
       MeshConfig config, ClusterView view, Map<String, String> podAnnotations, Entry entry)
       throws Exception {
-    AdmissionEndpoint endpoint =
-        InProcessEndpoint.of(config, () -> view, new SimpleMeterRegistry());
+    return answer(config, view, podAnnotations, entry, new SimpleMeterRegistry());
+  }
+
+  private static AdmissionReply answer(
+      MeshConfig config,
+      ClusterView view,
+      Map<String, String> podAnnotations,
+      Entry entry,
+      SimpleMeterRegistry registry)
+      throws Exception {
+    AdmissionEndpoint endpoint = InProcessEndpoint.of(config, () -> view, registry);
     ObjectNode pod = pod(podAnnotations);
     byte[] body =
         Reviews.JSON.writeValueAsBytes(Reviews.podCreate("admission.k8s.io/v1", "shop", pod));
@@ -198,6 +207,35 @@ class UnroutedAdmissionTest {
         .isInstanceOf(AdmissionReply.Refused.class);
     assertThat(answer(view(Map.of("istio.io/rev", "stable"), Map.of()), Map.of(), Entry.UNROUTED))
         .isInstanceOf(AdmissionReply.Allowed.class);
+  }
+
+  @Test
+  void aRefusalForAnUnknownNameIsCountedByItsReason() throws Exception {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    answer(STABLE, view(Map.of(), optedIn("retired")), Map.of(), Entry.UNROUTED, registry);
+    assertThat(
+            registry
+                .get("mesh_injector_refusals")
+                .tag("reason", "unknown-revision")
+                .counter()
+                .count())
+        .isEqualTo(1.0);
+  }
+
+  /**
+   * A pod that carries a revision's record but no proxy (its annotations copied from an injected
+   * pod, or the proxy taken out) is injected again, and the record names the revision that injected
+   * it this time.
+   */
+  @Test
+  void aPodCarryingAnotherRevisionsRecordButNoProxyIsInjectedAndRecordedAgain() throws Exception {
+    Map<String, String> copied = Map.of("mesh-injector.io/revision", "canary");
+    AdmissionReply reply = answer(view(Map.of(), optedIn(null)), copied, Entry.UNROUTED);
+    assertThat(reply).isInstanceOf(AdmissionReply.Patched.class);
+    JsonNode patched = Parsson.apply(((AdmissionReply.Patched) reply).patch(), pod(copied));
+    assertThat(patched.at("/metadata/annotations/mesh-injector.io~1revision").asText())
+        .isEqualTo("stable");
+    assertThat(patched.path("spec").toString()).contains("\"name\":\"linkerd-proxy\"");
   }
 
   @Test
