@@ -2,10 +2,7 @@ package io.meshinjector.webhook.cli;
 
 import io.meshinjector.engine.revisions.RevisionNames;
 import io.meshinjector.engine.revisions.Revisions;
-import io.meshinjector.webhook.cli.snapshot.ClusterReadException;
 import io.meshinjector.webhook.cli.snapshot.InjectorConfigurations;
-import io.meshinjector.webhook.cli.snapshot.KubeconfigCluster;
-import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -30,21 +27,12 @@ public final class TagListCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    PrintWriter out = spec.commandLine().getOut();
-    try (KubeconfigCluster live = kube.connect()) {
-      Revisions revisions;
-      try {
-        revisions = InjectorConfigurations.read(live.client()).revisions();
-      } catch (ClusterReadException e) {
-        PrintWriter err = spec.commandLine().getErr();
-        err.println("error: cannot read the cluster at " + live.where() + ": " + e.getMessage());
-        err.flush();
-        return ExitCodes.INPUT;
-      }
-      out.print(describe(revisions));
-      out.flush();
-      return ExitCodes.OK;
-    }
+    return TagCommands.run(
+        spec,
+        kube,
+        "tag list",
+        client -> InjectorConfigurations.read(client).revisions(),
+        TagListCommand::describe);
   }
 
   static String describe(Revisions revisions) {

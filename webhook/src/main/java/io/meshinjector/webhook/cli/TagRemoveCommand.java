@@ -2,11 +2,7 @@ package io.meshinjector.webhook.cli;
 
 import io.meshinjector.engine.revisions.RevisionNames;
 import io.meshinjector.webhook.cli.check.Capped;
-import io.meshinjector.webhook.cli.snapshot.ClusterReadException;
-import io.meshinjector.webhook.cli.snapshot.KubeconfigCluster;
-import io.meshinjector.webhook.cli.tag.TagRefused;
 import io.meshinjector.webhook.cli.tag.TagRemover;
-import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -37,25 +33,12 @@ public final class TagRemoveCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    PrintWriter out = spec.commandLine().getOut();
-    PrintWriter err = spec.commandLine().getErr();
-    try (KubeconfigCluster live = kube.connect()) {
-      TagRemover.Outcome done;
-      try {
-        done = new TagRemover(live.client()).remove(tag, force);
-      } catch (TagRefused e) {
-        err.println("tag remove refused: " + e.getMessage());
-        err.flush();
-        return ExitCodes.TAG_REFUSED;
-      } catch (ClusterReadException e) {
-        err.println("error: cannot read the cluster at " + live.where() + ": " + e.getMessage());
-        err.flush();
-        return ExitCodes.INPUT;
-      }
-      out.print(describe(done));
-      out.flush();
-      return ExitCodes.OK;
-    }
+    return TagCommands.run(
+        spec,
+        kube,
+        "tag remove",
+        client -> new TagRemover(client).remove(tag, force),
+        TagRemoveCommand::describe);
   }
 
   static String describe(TagRemover.Outcome done) {

@@ -1,11 +1,7 @@
 package io.meshinjector.webhook.cli;
 
-import io.meshinjector.webhook.cli.snapshot.ClusterReadException;
-import io.meshinjector.webhook.cli.snapshot.KubeconfigCluster;
 import io.meshinjector.webhook.cli.tag.RouteFollowers;
-import io.meshinjector.webhook.cli.tag.TagRefused;
 import io.meshinjector.webhook.cli.tag.TagSetter;
-import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -49,25 +45,12 @@ public final class TagSetCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    PrintWriter out = spec.commandLine().getOut();
-    PrintWriter err = spec.commandLine().getErr();
-    try (KubeconfigCluster live = kube.connect()) {
-      TagSetter.Outcome done;
-      try {
-        done = new TagSetter(live.client()).set(tag, revision, dryRun);
-      } catch (TagRefused e) {
-        err.println("tag set refused: " + e.getMessage());
-        err.flush();
-        return ExitCodes.TAG_REFUSED;
-      } catch (ClusterReadException e) {
-        err.println("error: cannot read the cluster at " + live.where() + ": " + e.getMessage());
-        err.flush();
-        return ExitCodes.INPUT;
-      }
-      out.print(describe(done, dryRun));
-      out.flush();
-      return ExitCodes.OK;
-    }
+    return TagCommands.run(
+        spec,
+        kube,
+        "tag set",
+        client -> new TagSetter(client).set(tag, revision, dryRun),
+        done -> describe(done, dryRun));
   }
 
   static String describe(TagSetter.Outcome done, boolean dryRun) {

@@ -31,6 +31,7 @@ import io.meshinjector.webhook.manifest.Manifests;
 import io.meshinjector.webhook.support.Cli;
 import io.meshinjector.webhook.support.ClusterFixtures;
 import io.meshinjector.webhook.support.Reviews;
+import io.meshinjector.webhook.support.RevisionFixtures;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -67,24 +68,8 @@ class ClusterExplainTest {
 
   /** A kubeconfig as kubectl writes it, naming {@code server}. */
   Path kubeconfig(String server) throws Exception {
-    Path file = tmp.resolve("kubeconfig-" + Math.abs(server.hashCode()));
-    Files.writeString(
-        file,
-        "apiVersion: v1\n"
-            + "kind: Config\n"
-            + "clusters:\n"
-            + "- name: mock\n"
-            + "  cluster: {server: '"
-            + server
-            + "', insecure-skip-tls-verify: true}\n"
-            + "users:\n"
-            + "- name: tester\n"
-            + "  user: {token: test-token}\n"
-            + "contexts:\n"
-            + "- name: mock\n"
-            + "  context: {cluster: mock, user: tester, namespace: default}\n"
-            + "current-context: mock\n");
-    return file;
+    return RevisionFixtures.kubeconfig(
+        tmp.resolve("kubeconfig-" + Math.abs(server.hashCode())), server);
   }
 
   void registerNodeCapabilityCrd() {

@@ -160,7 +160,11 @@ public final class RevisionFixtures {
 
   /** A kubeconfig as kubectl writes it, naming {@code client}'s server. */
   public static Path kubeconfig(Path dir, KubernetesClient client) throws Exception {
-    Path file = dir.resolve("kubeconfig");
+    return kubeconfig(dir.resolve("kubeconfig"), client.getConfiguration().getMasterUrl());
+  }
+
+  /** A kubeconfig as kubectl writes it, at {@code file}, naming {@code server}. */
+  public static Path kubeconfig(Path file, String server) throws Exception {
     Files.writeString(
         file,
         "apiVersion: v1\n"
@@ -168,7 +172,7 @@ public final class RevisionFixtures {
             + "clusters:\n"
             + "- name: mock\n"
             + "  cluster: {server: '"
-            + client.getConfiguration().getMasterUrl()
+            + server
             + "', insecure-skip-tls-verify: true}\n"
             + "users:\n"
             + "- name: tester\n"
