@@ -22,6 +22,7 @@ import io.meshinjector.plane.PodBurst;
 import io.meshinjector.plane.RealNode;
 import io.meshinjector.plane.RealNodePlane;
 import io.meshinjector.plane.Release;
+import io.meshinjector.plane.Serve;
 import io.meshinjector.plane.ServedCertificate;
 import io.meshinjector.plane.Soak;
 import io.meshinjector.plane.StandInImage;
@@ -126,20 +127,29 @@ class RealNodeIT {
   }
 
   static List<Pod> webhookPods() {
+    return webhookPods(NS);
+  }
+
+  static List<Pod> webhookPods(String namespace) {
     return admin
         .pods()
-        .inNamespace(NS)
+        .inNamespace(namespace)
         .withLabel("app.kubernetes.io/component", "webhook")
         .list()
         .getItems();
   }
 
   static void awaitReplicasReady(Duration limit) {
+    awaitReplicasReady(release, limit);
+  }
+
+  static void awaitReplicasReady(Release of, Duration limit) {
     Await.until(
-        "the webhook Deployment's replicas Ready and updated",
+        "the webhook Deployment's replicas of release " + of.name() + " Ready and updated",
         limit,
         () -> {
-          Deployment d = webhookDeployment();
+          Deployment d =
+              admin.apps().deployments().inNamespace(of.namespace()).withName(of.fullname()).get();
           return d != null
               && d.getStatus() != null
               && d.getStatus().getObservedGeneration() != null
@@ -148,13 +158,17 @@ class RealNodeIT {
               && d.getSpec().getReplicas().equals(d.getStatus().getUpdatedReplicas())
               && d.getSpec().getReplicas().equals(d.getStatus().getReplicas());
         },
-        RealNodeIT::diagnosis);
+        () -> diagnosis(of.namespace()));
   }
 
   /** What a failure's message needs: the pods' states and the node's last log lines. */
   static String diagnosis() {
+    return diagnosis(NS);
+  }
+
+  static String diagnosis(String namespace) {
     StringBuilder s = new StringBuilder();
-    for (Pod p : admin.pods().inNamespace(NS).list().getItems()) {
+    for (Pod p : admin.pods().inNamespace(namespace).list().getItems()) {
       s.append("\n  ")
           .append(p.getMetadata().getName())
           .append(" ")
@@ -167,7 +181,7 @@ class RealNodeIT {
         for (var c : p.getStatus().getContainerStatuses()) {
           String log =
               RealNode.containerLog(
-                  NS, p.getMetadata().getName(), p.getMetadata().getUid(), c.getName());
+                  namespace, p.getMetadata().getName(), p.getMetadata().getUid(), c.getName());
           s.append("\n  log of ")
               .append(c.getName())
               .append(":\n")
@@ -767,8 +781,250 @@ class RealNodeIT {
     throw new AssertionError("no line with '" + prefix + "' in:\n" + log);
   }
 
+  static final String CANARY_NS = "mi-canary";
+  static final String REVISION = "mesh-injector.io/revision";
+  static final String TAG_DEFAULT = "mesh-injector-tag-default";
+
+  /** A second release beside the first: revision canary, its pods on the real node. */
+  static Path canaryValues() throws java.io.IOException {
+    String yaml =
+        "revision: canary\n"
+            + "installCRDs: false\n"
+            + "image:\n"
+            + "  pullPolicy: Never\n"
+            + "nodeSelector:\n"
+            + "  kubernetes.io/hostname: "
+            + RealNode.NAME
+            + "\n"
+            + "probe:\n"
+            + "  enabled: false\n";
+    return java.nio.file.Files.writeString(
+        PLANE.dir("values").resolve("canary-" + System.nanoTime() + ".yaml"), yaml);
+  }
+
+  static MutatingWebhookConfiguration webhookConfiguration(String name) {
+    return admin.admissionRegistration().v1().mutatingWebhookConfigurations().withName(name).get();
+  }
+
+  static List<String> entryNames(MutatingWebhookConfiguration mwc) {
+    return mwc.getWebhooks().stream().map(MutatingWebhook::getName).toList();
+  }
+
+  /** The proxies a pod carries, as containers or native sidecars. */
+  static long proxies(Pod pod) {
+    return java.util.stream.Stream.concat(
+            pod.getSpec().getInitContainers().stream(), pod.getSpec().getContainers().stream())
+        .filter(c -> c.getName().equals("linkerd-proxy"))
+        .count();
+  }
+
+  static String revisionOf(Pod pod) {
+    Map<String, String> a = pod.getMetadata().getAnnotations();
+    return a == null ? null : a.get(REVISION);
+  }
+
+  /** {@code bin/mesh-injector ARGS} as an operator runs it, on the admin's kubeconfig. */
+  static Cli.Result cli(String... args) throws Exception {
+    List<String> command = new java.util.ArrayList<>(List.of(Serve.launcher().toString()));
+    command.addAll(List.of(args));
+    Cli.Result r =
+        Cli.run(
+            PLANE.dir("cli"), PLANE.plane().adminKubeconfigFile(), command, Duration.ofSeconds(90));
+    System.out.printf(
+        "RealNodeIT: %s exit %d in %d ms%n%s%s",
+        String.join(" ", args), r.exit(), r.took().toMillis(), r.out(), r.err());
+    return r;
+  }
+
+  /**
+   * {@code tag set default --revision to} run while a burst creates pods in the opted-in namespace,
+   * from 50 pods before it to 75 after it returned (3 s at the burst's rate: the API server has
+   * long seen what it wrote); returns the burst's pods counted by the revision each records and its
+   * proxies ({@code canary/1 proxy}).
+   */
+  static Map<String, Long> tagMovedDuringABurst(String name, String to) throws Exception {
+    int minimum = Soak.count(100, 300);
+    PodBurst burst =
+        new PodBurst(
+            admin,
+            SHOP,
+            name,
+            Workloads.appSpec(ON_FAKE_NODES),
+            minimum,
+            minimum * 4,
+            25,
+            Duration.ofSeconds(120),
+            p -> proxies(p) == 1);
+    try {
+      burst.start(4);
+      Await.until("the burst under way", Duration.ofSeconds(30), () -> burst.attempted() >= 50);
+      Cli.Result moved = cli("tag", "set", "default", "--revision", to);
+      assertThat(moved.exit()).as(moved.out() + moved.err()).isZero();
+      assertThat(webhookConfiguration(TAG_DEFAULT).getMetadata().getLabels())
+          .containsEntry(REVISION, to);
+      int atMove = burst.attempted();
+      Await.until(
+          "75 pods created after the move",
+          Duration.ofSeconds(30),
+          () -> burst.attempted() >= atMove + 75);
+      burst.finish();
+      Map<String, Long> byRevision =
+          admin.pods().inNamespace(SHOP).withLabel("burst", name).list().getItems().stream()
+              .collect(
+                  java.util.stream.Collectors.groupingBy(
+                      p -> revisionOf(p) + "/" + proxies(p) + " proxy",
+                      java.util.TreeMap::new,
+                      java.util.stream.Collectors.counting()));
+      System.out.printf(
+          "RealNodeIT: tag move through the Services (tag default -> %s): %d pods created, %d"
+              + " failed; by revision/proxies %s%n",
+          to, burst.created(), burst.failures().size(), byRevision);
+      assertThat(burst.failures()).as("creations that failed or were not injected once").isEmpty();
+      return byRevision;
+    } finally {
+      burst.finish();
+      burst.deletePods();
+    }
+  }
+
+  /**
+   * The tag move of docs/upgrades.md as {@link RevisionsIT} runs it, but through the chart's
+   * Services, which kube-proxy routes to pods on the real node: a second release, revision canary,
+   * installed beside this one (revision default, which serves the tag default itself while no tag
+   * object does); {@code tag set default --revision canary} while pods are created in the opted-in
+   * namespace creates the tag object, its client canary's Service, and takes the route entries out
+   * of revision default's configuration. Every pod is injected exactly once, by one revision or the
+   * other; none fails, none is bare. The soak profile moves it back too. Afterwards the release is
+   * as the tests before left it: the tag object removed, an upgrade renders its route entries again
+   * (Helm's lookup finds no tag), canary uninstalled.
+   */
   @Test
   @Order(7)
+  void theDefaultTagMovesToACanaryReleaseThroughTheServicesWhilePodsAreCreated() throws Exception {
+    assertThat(webhookConfiguration(TAG_DEFAULT))
+        .as("revision default serves the tag default itself")
+        .isNull();
+    long start = System.nanoTime();
+    Release canary = Release.install(PLANE.plane(), "canary", CANARY_NS, canaryValues());
+    Throwable failed = null;
+    try {
+      awaitReplicasReady(canary, Duration.ofMinutes(3));
+      System.out.printf(
+          "RealNodeIT: release canary's replicas Ready %d ms after helm install began%n",
+          (System.nanoTime() - start) / 1_000_000);
+      assertThat(webhookPods(CANARY_NS))
+          .isNotEmpty()
+          .allSatisfy(p -> assertThat(p.getSpec().getNodeName()).isEqualTo(RealNode.NAME));
+      // both revisions as the chart renders them by default: reached through their Services
+      assertThat(webhookConfiguration(canary.webhookConfigurationName()).getWebhooks())
+          .allSatisfy(
+              w -> {
+                assertThat(w.getClientConfig().getUrl()).isNull();
+                assertThat(w.getClientConfig().getService().getName()).isEqualTo(canary.fullname());
+                assertThat(w.getClientConfig().getService().getNamespace()).isEqualTo(CANARY_NS);
+              });
+      List<String> routes =
+          List.of(
+              "inject.mesh-injector.io",
+              "inject-rev.mesh-injector.io",
+              "rev-elsewhere.mesh-injector.io");
+      assertThat(entryNames(webhookConfiguration(release.webhookConfigurationName())))
+          .containsAll(routes);
+
+      Map<String, Long> moved = tagMovedDuringABurst("tag-move", "canary");
+      // injected by one revision or the other, each with one proxy: never twice, never bare
+      assertThat(moved.keySet()).containsOnly("default/1 proxy", "canary/1 proxy");
+      assertThat(moved.get("canary/1 proxy")).isPositive();
+      // the tag object calls canary through its Service; revision default keeps its catch-all
+      MutatingWebhookConfiguration tag = webhookConfiguration(TAG_DEFAULT);
+      assertThat(tag.getWebhooks())
+          .extracting(MutatingWebhook::getName)
+          .containsExactlyInAnyOrderElementsOf(routes);
+      assertThat(tag.getWebhooks())
+          .allSatisfy(
+              w -> {
+                assertThat(w.getClientConfig().getUrl()).isNull();
+                assertThat(w.getClientConfig().getService().getName()).isEqualTo(canary.fullname());
+                assertThat(w.getClientConfig().getService().getNamespace()).isEqualTo(CANARY_NS);
+              });
+      assertThat(entryNames(webhookConfiguration(release.webhookConfigurationName())))
+          .containsExactly("inject-unlabelled.mesh-injector.io");
+      Pod after =
+          admin
+              .pods()
+              .inNamespace(SHOP)
+              .resource(Workloads.pod("after-move", Map.of(), Workloads.appSpec(ON_FAKE_NODES)))
+              .create();
+      assertThat(proxies(after)).isEqualTo(1);
+      assertThat(revisionOf(after)).isEqualTo("canary");
+      if (Soak.enabled()) {
+        // the rollback: the tag object now pointing at revision default's Service
+        Map<String, Long> back = tagMovedDuringABurst("tag-back", "default");
+        assertThat(back.keySet()).containsOnly("default/1 proxy", "canary/1 proxy");
+        assertThat(back.get("default/1 proxy")).isPositive();
+        Pod rolledBack =
+            admin
+                .pods()
+                .inNamespace(SHOP)
+                .resource(Workloads.pod("after-back", Map.of(), Workloads.appSpec(ON_FAKE_NODES)))
+                .create();
+        assertThat(revisionOf(rolledBack)).isEqualTo("default");
+      }
+    } catch (Throwable t) {
+      failed = t;
+      throw t;
+    } finally {
+      try {
+        restoreTheRevisionDefault(canary);
+      } catch (Throwable t) {
+        if (failed == null) {
+          throw t;
+        }
+        failed.addSuppressed(t);
+      }
+    }
+  }
+
+  /**
+   * This release as the tests before left it: no tag object (revision default serves the tag
+   * default itself again), its route entries rendered by an upgrade, no release canary.
+   */
+  static void restoreTheRevisionDefault(Release canary) throws java.io.IOException {
+    admin
+        .admissionRegistration()
+        .v1()
+        .mutatingWebhookConfigurations()
+        .withName(TAG_DEFAULT)
+        .delete();
+    Await.until(
+        "the tag object gone",
+        Duration.ofSeconds(30),
+        () -> webhookConfiguration(TAG_DEFAULT) == null);
+    release.upgrade(values());
+    assertThat(entryNames(webhookConfiguration(release.webhookConfigurationName())))
+        .as("revision default's route entries, rendered again by helm upgrade")
+        .containsExactlyInAnyOrder(
+            "inject.mesh-injector.io",
+            "inject-rev.mesh-injector.io",
+            "rev-elsewhere.mesh-injector.io",
+            "inject-unlabelled.mesh-injector.io");
+    canary.uninstall();
+    Await.until(
+        "canary's webhook configuration gone",
+        Duration.ofSeconds(30),
+        () -> webhookConfiguration(canary.webhookConfigurationName()) == null);
+    Pod back =
+        admin
+            .pods()
+            .inNamespace(SHOP)
+            .resource(Workloads.pod("after-restore", Map.of(), Workloads.appSpec(ON_FAKE_NODES)))
+            .create();
+    assertThat(proxies(back)).isEqualTo(1);
+    assertThat(revisionOf(back)).isEqualTo("default");
+  }
+
+  @Test
+  @Order(8)
   void afterHelmUninstallPodsAreCreatedInTheOptedInNamespaceAndTheCrdAndItsObjectsStay() {
     release.uninstall();
     Await.until(
@@ -813,7 +1069,7 @@ class RealNodeIT {
    * writes and for one cordoned and tainted with a time, as the node controller taints.
    */
   @Test
-  @Order(8)
+  @Order(9)
   void nodesListedInProtobufAreTheNodesTheirJsonMakes() {
     String cordoned = "cordoned-" + System.nanoTime();
     admin
