@@ -24,7 +24,7 @@ public final class CniVerdict {
 
   private CniVerdict() {}
 
-  public static Outcome decide(
+  public static ProbeFinding decide(
       CniMeasurement measured,
       HostIptables iptables,
       ProbeOptions options,
@@ -33,18 +33,20 @@ public final class CniVerdict {
     // Java 17 has no pattern switch: the sealed interface's four kinds, in turn
     if (measured instanceof CniMeasurement.RuntimeUnreadable r) {
       facts.put(ProbeFacts.CONTAINER_RUNTIME, unknown(r.problem()));
-      return Outcome.unknown("cannot read the container runtime's CNI settings: " + r.problem());
+      return ProbeFinding.unknown(
+          "cannot read the container runtime's CNI settings: " + r.problem());
     }
     if (measured instanceof CniMeasurement.ConfUnreadable c) {
       runtimeFacts(c.runtime(), facts);
       facts.put(ProbeFacts.CNI_CONF, unknown(c.problem()));
-      return Outcome.unknown("cannot read the CNI config: " + c.problem() + confHint(c, options));
+      return ProbeFinding.unknown(
+          "cannot read the CNI config: " + c.problem() + confHint(c, options));
     }
     if (measured instanceof CniMeasurement.Measured m) {
       runtimeFacts(m.runtime(), facts);
       return chained(m, iptables, plugin, facts);
     }
-    return Outcome.unknown(((CniMeasurement.Failed) measured).problem());
+    return ProbeFinding.unknown(((CniMeasurement.Failed) measured).problem());
   }
 
   private static void runtimeFacts(RuntimeCni runtime, Map<String, String> facts) {
@@ -67,13 +69,13 @@ public final class CniVerdict {
         + ")";
   }
 
-  private static Outcome chained(
+  private static ProbeFinding chained(
       CniMeasurement.Measured m, HostIptables iptables, String plugin, Map<String, String> facts) {
     RuntimeCni runtime = m.runtime();
     CniChain chain = m.chain();
     if (chain.active() == null) {
       facts.put(ProbeFacts.CNI_CONF, "none");
-      return new Outcome(
+      return new ProbeFinding(
           Verdict.ABSENT,
           "no CNI network config in "
               + runtime.confDir()
@@ -82,7 +84,7 @@ public final class CniVerdict {
     facts.put(ProbeFacts.CNI_CONF, runtime.confDir() + "/" + chain.active());
     if (chain.plugin() == null) {
       if (chain.chainedElsewhere() != null) {
-        return new Outcome(
+        return new ProbeFinding(
             Verdict.ABSENT,
             plugin
                 + " is chained in "
@@ -93,7 +95,7 @@ public final class CniVerdict {
                 + chain.active()
                 + ": chain it there or remove the stale file");
       }
-      return new Outcome(
+      return new ProbeFinding(
           Verdict.ABSENT,
           plugin
               + " is not chained in "
@@ -104,7 +106,7 @@ public final class CniVerdict {
     }
     BinaryLookup binary =
         m.binary() != null ? m.binary() : BinaryLookup.failed("the binary was not looked for");
-    Outcome missing = pluginBinary(runtime, plugin, binary, facts);
+    ProbeFinding missing = pluginBinary(runtime, plugin, binary, facts);
     if (missing != null) {
       return missing;
     }
@@ -117,11 +119,11 @@ public final class CniVerdict {
    * are outside the chart's default hostPaths, and calling that "absent" would steer pods away from
    * nodes whose CNI works.
    */
-  private static Outcome pluginBinary(
+  private static ProbeFinding pluginBinary(
       RuntimeCni runtime, String plugin, BinaryLookup binary, Map<String, String> facts) {
     if (binary.problem() != null) {
       facts.put(ProbeFacts.CNI_PLUGIN_BINARY, unknown(binary.problem()));
-      return Outcome.unknown("cannot check the " + plugin + " binary: " + binary.problem());
+      return ProbeFinding.unknown("cannot check the " + plugin + " binary: " + binary.problem());
     }
     if (binary.found() != null) {
       facts.put(ProbeFacts.CNI_PLUGIN_BINARY, binary.found());
@@ -142,7 +144,7 @@ public final class CniVerdict {
                   + (elsewhere != null
                       ? "; found " + elsewhere + ", not read by the runtime"
                       : "")));
-      return Outcome.unknown(
+      return ProbeFinding.unknown(
           "cannot check the "
               + plugin
               + " binary: "
@@ -158,7 +160,7 @@ public final class CniVerdict {
     if (elsewhere != null) {
       String dir = elsewhere.substring(0, Math.max(0, elsewhere.lastIndexOf('/')));
       facts.put(ProbeFacts.CNI_PLUGIN_BINARY, elsewhere + " (not read by the runtime)");
-      return new Outcome(
+      return new ProbeFinding(
           Verdict.ABSENT,
           plugin
               + " binary is in "
@@ -174,7 +176,7 @@ public final class CniVerdict {
               + dir);
     }
     facts.put(ProbeFacts.CNI_PLUGIN_BINARY, "missing");
-    return new Outcome(
+    return new ProbeFinding(
         Verdict.ABSENT,
         plugin
             + " is chained but its binary is not in "
@@ -189,13 +191,13 @@ public final class CniVerdict {
    * The plugin runs the host's iptables through nsenter; the binaries its mode names must exist
    * there or every sandbox fails with "exit status 127" (fixed by iptablesMode plain).
    */
-  private static Outcome iptablesMode(
+  private static ProbeFinding iptablesMode(
       CniChain chain, HostIptables iptables, String plugin, Map<String, String> facts) {
     JsonNode linkerd = chain.plugin().get("linkerd");
     boolean noSection = linkerd == null || linkerd.isNull();
     if (noSection && !LINKERD_CNI.equals(chain.plugin().path("type").asText())) {
       facts.put(ProbeFacts.CNI_IPTABLES_MODE, "not configured by " + plugin);
-      return new Outcome(
+      return new ProbeFinding(
           Verdict.READY,
           plugin
               + " is chained in "
@@ -204,7 +206,7 @@ public final class CniVerdict {
     }
     if (!noSection && !linkerd.isObject()) {
       facts.put(ProbeFacts.CNI_IPTABLES_MODE, "unreadable (\"linkerd\" is not an object)");
-      return new Outcome(
+      return new ProbeFinding(
           Verdict.ABSENT,
           plugin
               + "'s \"linkerd\" section in "
@@ -223,7 +225,7 @@ public final class CniVerdict {
             : modeId);
     var mode = CniIptablesMode.fromId(modeId);
     if (mode.isEmpty()) {
-      return new Outcome(
+      return new ProbeFinding(
           Verdict.ABSENT,
           plugin
               + " has iptables-mode '"
@@ -231,13 +233,13 @@ public final class CniVerdict {
               + "', which it rejects: set the CNI's iptablesMode to legacy, nft or plain");
     }
     if (iptables == null || iptables.present() == null) {
-      return Outcome.unknown(
+      return ProbeFinding.unknown(
           "cannot tell which iptables binaries the host has: "
               + (iptables == null ? "not measured" : iptables.problem()));
     }
     List<String> missing = mode.get().missingOn(iptables);
     if (missing.isEmpty()) {
-      return new Outcome(
+      return new ProbeFinding(
           Verdict.READY,
           plugin
               + " is chained in "
@@ -246,7 +248,7 @@ public final class CniVerdict {
               + modeId
               + " runs");
     }
-    return new Outcome(
+    return new ProbeFinding(
         Verdict.ABSENT,
         plugin
             + " iptables-mode "

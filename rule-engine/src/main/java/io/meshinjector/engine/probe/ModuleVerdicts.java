@@ -52,14 +52,14 @@ public final class ModuleVerdicts {
    * The init container's iptables-legacy needs ip_tables and iptable_nat in the running kernel; it
    * cannot load them itself ("iptables who? (do you need to insmod?)").
    */
-  public static Outcome legacy(KernelModules m, String kernel) {
+  public static ProbeFinding legacy(KernelModules m, String kernel) {
     // built in needs no module list: a kernel without loadable modules has none to read
     if (m.isBuiltin(KernelModules.IP_TABLES) && m.isBuiltin(KernelModules.IPTABLE_NAT)) {
-      return new Outcome(
+      return new ProbeFinding(
           Verdict.AVAILABLE, "ip_tables and iptable_nat are built into kernel " + kernel);
     }
     if (m.loaded() == null) {
-      return Outcome.unknown("cannot tell which modules are loaded: " + m.loadedProblem());
+      return ProbeFinding.unknown("cannot tell which modules are loaded: " + m.loadedProblem());
     }
     List<String> missing = new ArrayList<>();
     List<String> undetermined = new ArrayList<>();
@@ -70,15 +70,15 @@ public final class ModuleVerdicts {
       (m.builtin() == null ? undetermined : missing).add(mod);
     }
     if (!missing.isEmpty()) {
-      return new Outcome(Verdict.UNAVAILABLE, notLoaded(m, kernel, missing));
+      return new ProbeFinding(Verdict.UNAVAILABLE, notLoaded(m, kernel, missing));
     }
     if (!undetermined.isEmpty()) {
-      return Outcome.unknown(
+      return ProbeFinding.unknown(
           String.join(", ", undetermined)
               + " not loaded, and whether it is built in cannot be read: "
               + m.builtinProblem());
     }
-    return new Outcome(
+    return new ProbeFinding(
         Verdict.AVAILABLE,
         "ip_tables and iptable_nat are "
             + (m.isLoaded(KernelModules.IP_TABLES) && m.isLoaded(KernelModules.IPTABLE_NAT)
@@ -110,16 +110,16 @@ public final class ModuleVerdicts {
   }
 
   /** nf_tables is autoloaded by the kernel on first use, so being in the module tree suffices. */
-  public static Outcome nft(KernelModules m, String kernel) {
+  public static ProbeFinding nft(KernelModules m, String kernel) {
     String nf = KernelModules.NF_TABLES;
     if (m.isLoaded(nf)) {
-      return new Outcome(Verdict.AVAILABLE, "nf_tables is loaded");
+      return new ProbeFinding(Verdict.AVAILABLE, "nf_tables is loaded");
     }
     if (m.isBuiltin(nf)) {
-      return new Outcome(Verdict.AVAILABLE, "nf_tables is built into kernel " + kernel);
+      return new ProbeFinding(Verdict.AVAILABLE, "nf_tables is built into kernel " + kernel);
     }
     if (m.inTree(nf)) {
-      return new Outcome(
+      return new ProbeFinding(
           Verdict.AVAILABLE,
           "nf_tables is in the module tree of kernel "
               + kernel
@@ -136,11 +136,11 @@ public final class ModuleVerdicts {
       problems.add(m.treeProblem());
     }
     if (!problems.isEmpty()) {
-      return Outcome.unknown(
+      return ProbeFinding.unknown(
           "nf_tables not found where readable; cannot read: "
               + problems.stream().distinct().collect(Collectors.joining("; ")));
     }
-    return new Outcome(
+    return new ProbeFinding(
         Verdict.UNAVAILABLE,
         "nf_tables is neither loaded, built in, nor in the module tree of kernel " + kernel);
   }

@@ -35,24 +35,24 @@ public final class ProbeVerdicts {
     facts.put(ProbeFacts.KERNEL, m.kernel() != null ? m.kernel() : unknown(m.kernelProblem()));
     iptablesFacts(m, facts);
 
-    Outcome legacy;
-    Outcome nft;
+    ProbeFinding legacy;
+    ProbeFinding nft;
     if (m.modules() != null) {
       ModuleVerdicts.facts(m.modules(), facts);
       legacy = ModuleVerdicts.legacy(m.modules(), m.kernel());
       nft = ModuleVerdicts.nft(m.modules(), m.kernel());
     } else {
-      legacy = Outcome.unknown(m.modulesProblem());
+      legacy = ProbeFinding.unknown(m.modulesProblem());
       nft = legacy;
     }
     Map<CapabilityKey, ProbeSource> sources = new EnumMap<>(CapabilityKey.class);
     recordIptables(CapabilityKey.IPTABLES_LEGACY, legacy, m, caps, facts, sources, findings);
     recordIptables(CapabilityKey.IPTABLES_NFT, nft, m, caps, facts, sources, findings);
 
-    Outcome cni =
+    ProbeFinding cni =
         m.cni() != null
             ? CniVerdict.decide(m.cni(), m.iptables(), options, facts)
-            : Outcome.unknown("the CNI was not measured");
+            : ProbeFinding.unknown("the CNI was not measured");
     sources.put(CapabilityKey.CNI, ProbeSource.FILES);
     record(CapabilityKey.CNI, new Sourced(cni, ProbeSource.FILES), caps, facts, findings);
 
@@ -106,7 +106,7 @@ public final class ProbeVerdicts {
 
   private static void recordIptables(
       CapabilityKey key,
-      Outcome files,
+      ProbeFinding files,
       NodeMeasurements m,
       Map<CapabilityKey, Verdict> caps,
       Map<String, String> facts,
@@ -118,7 +118,7 @@ public final class ProbeVerdicts {
   }
 
   /** A verdict and how the probe reached it. */
-  private record Sourced(Outcome outcome, ProbeSource source) {}
+  private record Sourced(ProbeFinding outcome, ProbeSource source) {}
 
   /**
    * What the node did when tried beats what its files suggest: a kernel with netfilter built in and
@@ -127,14 +127,14 @@ public final class ProbeVerdicts {
    * missing).
    */
   private static Sourced combine(
-      CapabilityKey key, Outcome files, ActiveCheck.Result active, Map<String, String> facts) {
+      CapabilityKey key, ProbeFinding files, ActiveCheck.Result active, Map<String, String> facts) {
     if (active == null) {
       return new Sourced(files, ProbeSource.FILES);
     }
     facts.put(ProbeFacts.activeKey(key), describe(active));
     facts.put(ProbeFacts.filesKey(key), files.verdict().id() + ": " + files.reason());
     if (active instanceof ActiveCheck.Worked w) {
-      return new Sourced(new Outcome(Verdict.AVAILABLE, w.text()), ProbeSource.ACTIVE);
+      return new Sourced(new ProbeFinding(Verdict.AVAILABLE, w.text()), ProbeSource.ACTIVE);
     }
     if (active instanceof ActiveCheck.Failed f) {
       String explanation =
@@ -142,10 +142,11 @@ public final class ProbeVerdicts {
               ? ""
               : "; the node's files say " + files.verdict().id() + ": " + files.reason();
       return new Sourced(
-          new Outcome(Verdict.UNAVAILABLE, f.text() + explanation), ProbeSource.ACTIVE);
+          new ProbeFinding(Verdict.UNAVAILABLE, f.text() + explanation), ProbeSource.ACTIVE);
     }
     return new Sourced(
-        new Outcome(files.verdict(), files.reason() + "; active check not run: " + active.text()),
+        new ProbeFinding(
+            files.verdict(), files.reason() + "; active check not run: " + active.text()),
         ProbeSource.FILES);
   }
 
@@ -163,7 +164,7 @@ public final class ProbeVerdicts {
       Map<CapabilityKey, Verdict> caps,
       Map<String, String> facts,
       List<String> findings) {
-    Outcome outcome = sourced.outcome();
+    ProbeFinding outcome = sourced.outcome();
     caps.put(key, outcome.verdict());
     facts.put(ProbeFacts.reasonKey(key), outcome.reason());
     findings.add(

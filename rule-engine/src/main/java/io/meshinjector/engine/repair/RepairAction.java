@@ -6,7 +6,7 @@ public sealed interface RepairAction {
   record Replace(Breakage breakage, String event) implements RepairAction {}
 
   /** Change nothing; record {@code event} with the outcome's reason and count it. */
-  record Report(Breakage breakage, Outcome outcome, String event) implements RepairAction {}
+  record Report(Breakage breakage, RepairOutcome outcome, String event) implements RepairAction {}
 
   /**
    * Nothing to do or say: the pod was already handled (one Event per pod, not one per status

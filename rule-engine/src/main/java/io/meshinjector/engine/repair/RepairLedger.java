@@ -19,7 +19,7 @@ import java.util.Objects;
  * entries older than the minute or the backoff are dropped on each decision.
  */
 public record RepairLedger(
-    List<Instant> deletions, Map<String, Instant> repaired, Map<String, Outcome> handled) {
+    List<Instant> deletions, Map<String, Instant> repaired, Map<String, RepairOutcome> handled) {
   private static final Duration WINDOW = Duration.ofMinutes(1);
 
   public RepairLedger {
@@ -38,13 +38,13 @@ public record RepairLedger(
   public Step decide(Breakage b, RepairSettings settings, Instant now) {
     Objects.requireNonNull(b, "breakage");
     RepairLedger l = pruned(settings, now);
-    Outcome before = l.handled.get(b.podUid());
+    RepairOutcome before = l.handled.get(b.podUid());
     if (settings.mode() == RepairMode.OFF) {
       return new Step(new RepairAction.Quiet("repair is off"), l);
     }
     // a rate-limited or backed-off pod is looked at again at each update: its minute or its
     // backoff may have passed; every other outcome is final for that pod
-    boolean retry = before == Outcome.RATE_LIMITED || before == Outcome.BACKOFF;
+    boolean retry = before == RepairOutcome.RATE_LIMITED || before == RepairOutcome.BACKOFF;
     if (before != null && !retry) {
       return new Step(new RepairAction.Quiet("already " + before.id()), l);
     }
@@ -56,7 +56,7 @@ public record RepairLedger(
     if (b.owner() == null) {
       return l.report(
           b,
-          Outcome.BARE_POD,
+          RepairOutcome.BARE_POD,
           head
               + " No controller owns the pod and nothing would recreate it: reported, not deleted."
               + " Recreate it once the node's path works (mesh-injector check).");
@@ -64,7 +64,7 @@ public record RepairLedger(
     if (settings.mode() == RepairMode.REPORT) {
       return l.report(
           b,
-          Outcome.REPORTED,
+          RepairOutcome.REPORTED,
           head
               + " Repair mode is report: nothing was changed. Deleting the pod has "
               + b.owner()
@@ -72,12 +72,12 @@ public record RepairLedger(
     }
     Instant last = l.repaired.get(b.sameFailureKey());
     if (last != null && now.isBefore(last.plus(settings.backoff()))) {
-      if (before == Outcome.BACKOFF) {
+      if (before == RepairOutcome.BACKOFF) {
         return new Step(new RepairAction.Quiet("still within the backoff"), l);
       }
       return l.report(
           b,
-          Outcome.BACKOFF,
+          RepairOutcome.BACKOFF,
           head
               + " A pod of "
               + b.owner()
@@ -89,12 +89,12 @@ public record RepairLedger(
               + " check and the node's NodeCapability.");
     }
     if (l.deletions.size() >= settings.perNodePerMinute()) {
-      if (before == Outcome.RATE_LIMITED) {
+      if (before == RepairOutcome.RATE_LIMITED) {
         return new Step(new RepairAction.Quiet("still rate-limited"), l);
       }
       return l.report(
           b,
-          Outcome.RATE_LIMITED,
+          RepairOutcome.RATE_LIMITED,
           head
               + " "
               + l.deletions.size()
@@ -106,8 +106,8 @@ public record RepairLedger(
     deletions.add(now);
     Map<String, Instant> repaired = new HashMap<>(l.repaired);
     repaired.put(b.sameFailureKey(), now);
-    Map<String, Outcome> handled = new HashMap<>(l.handled);
-    handled.put(b.podUid(), Outcome.REPLACED);
+    Map<String, RepairOutcome> handled = new HashMap<>(l.handled);
+    handled.put(b.podUid(), RepairOutcome.REPLACED);
     return new Step(
         new RepairAction.Replace(
             b,
@@ -127,7 +127,7 @@ public record RepairLedger(
   public RepairLedger failed(Breakage b) {
     Map<String, Instant> repaired = new HashMap<>(this.repaired);
     repaired.remove(b.sameFailureKey());
-    Map<String, Outcome> handled = new HashMap<>(this.handled);
+    Map<String, RepairOutcome> handled = new HashMap<>(this.handled);
     handled.remove(b.podUid());
     return new RepairLedger(deletions, repaired, handled);
   }
@@ -137,13 +137,13 @@ public record RepairLedger(
     if (!handled.containsKey(podUid)) {
       return this;
     }
-    Map<String, Outcome> h = new HashMap<>(handled);
+    Map<String, RepairOutcome> h = new HashMap<>(handled);
     h.remove(podUid);
     return new RepairLedger(deletions, repaired, h);
   }
 
-  private Step report(Breakage b, Outcome outcome, String event) {
-    Map<String, Outcome> h = new HashMap<>(handled);
+  private Step report(Breakage b, RepairOutcome outcome, String event) {
+    Map<String, RepairOutcome> h = new HashMap<>(handled);
     h.put(b.podUid(), outcome);
     return new Step(
         new RepairAction.Report(b, outcome, event), new RepairLedger(deletions, repaired, h));

@@ -51,7 +51,7 @@ class RepairLedgerTest {
         .isInstanceOfSatisfying(
             RepairAction.Report.class,
             r -> {
-              assertThat(r.outcome()).isEqualTo(Outcome.BARE_POD);
+              assertThat(r.outcome()).isEqualTo(RepairOutcome.BARE_POD);
               assertThat(r.event()).contains("reported, not deleted");
             });
     assertThat(s.ledger().deletions()).isEmpty();
@@ -63,7 +63,8 @@ class RepairLedgerTest {
     RepairLedger.Step s = RepairLedger.empty().decide(broken("p1", RS), report, T0);
     assertThat(s.action())
         .isInstanceOfSatisfying(
-            RepairAction.Report.class, r -> assertThat(r.outcome()).isEqualTo(Outcome.REPORTED));
+            RepairAction.Report.class,
+            r -> assertThat(r.outcome()).isEqualTo(RepairOutcome.REPORTED));
     assertThat(s.ledger().deletions()).isEmpty();
     assertThat(s.ledger().decide(broken("p1", RS), report, T0.plusSeconds(30)).action())
         .isInstanceOf(RepairAction.Quiet.class);
@@ -92,7 +93,7 @@ class RepairLedgerTest {
         .isInstanceOfSatisfying(
             RepairAction.Report.class,
             r -> {
-              assertThat(r.outcome()).isEqualTo(Outcome.RATE_LIMITED);
+              assertThat(r.outcome()).isEqualTo(RepairOutcome.RATE_LIMITED);
               assertThat(r.event()).contains("limit is 2");
             });
     // reported once while it waits
@@ -113,7 +114,7 @@ class RepairLedgerTest {
         .isInstanceOfSatisfying(
             RepairAction.Report.class,
             r -> {
-              assertThat(r.outcome()).isEqualTo(Outcome.BACKOFF);
+              assertThat(r.outcome()).isEqualTo(RepairOutcome.BACKOFF);
               assertThat(r.event()).contains("90s ago", "node's redirect path is the problem");
             });
     assertThat(s.ledger().decide(replacement, REPAIR, T0.plusSeconds(300)).action())

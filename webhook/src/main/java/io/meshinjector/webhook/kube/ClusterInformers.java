@@ -68,7 +68,7 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
   private final Clock clock;
   private final List<Consumer<String>> nodeListeners =
       new java.util.concurrent.CopyOnWriteArrayList<>();
-  private final List<Source> sources = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final List<InformerSource> sources = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   /** CNI pod (namespace/name) to the node it makes ready. */
   private final Map<String, String> readyCniPods = new ConcurrentHashMap<>();
@@ -264,7 +264,7 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
             cniPod(key(pod), Optional.empty());
           }
         });
-    sources.forEach(Source::start);
+    sources.forEach(InformerSource::start);
     ticker.scheduleWithFixedDelay(this::sample, 0, TICK.toMillis(), TimeUnit.MILLISECONDS);
   }
 
@@ -303,7 +303,7 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
       SharedIndexInformer<T> informer,
       ItemStore<T> store,
       ResourceEventHandler<T> handler /* null: the store tells of changes itself */) {
-    Source source = new Source(name, required, informer, describe(name));
+    InformerSource source = new InformerSource(name, required, informer, describe(name));
     informer.itemStore(store);
     // nothing looks objects up by namespace: the index would hold every object's key once more
     informer.removeNamespaceIndex();
@@ -382,9 +382,10 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
   }
 
   private void sample() {
-    sources.forEach(Source::sample);
+    sources.forEach(InformerSource::sample);
     boolean justSynced = false;
-    if (!synced && sources.stream().filter(Source::required).allMatch(Source::hasSynced)) {
+    if (!synced
+        && sources.stream().filter(InformerSource::required).allMatch(InformerSource::hasSynced)) {
       // the lists just delivered the whole state; the watches follow within moments
       lastInSync = clock.instant();
       LOG.info(
@@ -404,7 +405,7 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
                           : "no node has a probe verdict"));
     }
     if ((synced || justSynced)
-        && sources.stream().filter(Source::required).allMatch(Source::isWatching)) {
+        && sources.stream().filter(InformerSource::required).allMatch(InformerSource::isWatching)) {
       lastInSync = clock.instant();
     }
     // judged once the first list is in (its own peak is no verdict, what stays after it is), and
@@ -495,7 +496,7 @@ public final class ClusterInformers implements ViewHealth, AutoCloseable {
   public synchronized void close() {
     closed = true;
     ticker.shutdownNow();
-    sources.forEach(Source::close);
+    sources.forEach(InformerSource::close);
     lists.shutdownNow();
   }
 

@@ -11,9 +11,9 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.meshinjector.engine.repair.Breakage;
 import io.meshinjector.engine.repair.BrokenRedirect;
-import io.meshinjector.engine.repair.Outcome;
 import io.meshinjector.engine.repair.RepairAction;
 import io.meshinjector.engine.repair.RepairLedger;
+import io.meshinjector.engine.repair.RepairOutcome;
 import io.meshinjector.engine.repair.RepairSettings;
 import java.io.PrintWriter;
 import java.net.URLEncoder;
@@ -159,12 +159,12 @@ public final class PodRepair implements AutoCloseable {
 
   private void replace(RepairAction.Replace r, Instant now) {
     Breakage b = r.breakage();
-    Outcome outcome;
+    RepairOutcome outcome;
     String event = r.event();
     try {
-      outcome = delete(b) ? Outcome.REPLACED : Outcome.GONE;
+      outcome = delete(b) ? RepairOutcome.REPLACED : RepairOutcome.GONE;
     } catch (KubernetesClientException e) {
-      outcome = Outcome.FAILED;
+      outcome = RepairOutcome.FAILED;
       ledger = ledger.failed(b);
       event =
           b.what()
@@ -176,7 +176,7 @@ public final class PodRepair implements AutoCloseable {
               + e.getMessage();
     }
     log(b, outcome.id() + ": " + event);
-    if (outcome != Outcome.GONE) {
+    if (outcome != RepairOutcome.GONE) {
       event(b, outcome, event, now);
     }
     metrics.count(b.flavour(), outcome);
@@ -240,7 +240,7 @@ public final class PodRepair implements AutoCloseable {
     }
   }
 
-  private void event(Breakage b, Outcome outcome, String message, Instant now) {
+  private void event(Breakage b, RepairOutcome outcome, String message, Instant now) {
     String time =
         DateTimeFormatter.ISO_INSTANT.format(
             now.truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
@@ -266,7 +266,7 @@ public final class PodRepair implements AutoCloseable {
             .endSource()
             .withReportingComponent(COMPONENT)
             .withReportingInstance(node)
-            .withAction(outcome == Outcome.REPLACED ? "Delete" : "Report")
+            .withAction(outcome == RepairOutcome.REPLACED ? "Delete" : "Report")
             .withFirstTimestamp(time)
             .withLastTimestamp(time)
             .withCount(1)

@@ -1,7 +1,7 @@
 package io.meshinjector.webhook.probe;
 
 import io.meshinjector.engine.repair.Flavour;
-import io.meshinjector.engine.repair.Outcome;
+import io.meshinjector.engine.repair.RepairOutcome;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -19,7 +19,7 @@ public final class RepairMetrics {
   static final String WATCHED = "mesh_injector_repair_watched_pods";
   static final String RECEIVED = "mesh_injector_repair_pod_notifications";
 
-  private final Map<Flavour, Map<Outcome, Counter>> counters = new EnumMap<>(Flavour.class);
+  private final Map<Flavour, Map<RepairOutcome, Counter>> counters = new EnumMap<>(Flavour.class);
   private final MeterRegistry registry;
   // Micrometer holds a gauge's and a function counter's object weakly: kept here, where the
   // repair's own reference keeps them alive, or they would read NaN after the first GC
@@ -29,8 +29,8 @@ public final class RepairMetrics {
   public RepairMetrics(MeterRegistry registry) {
     this.registry = registry;
     for (Flavour f : Flavour.values()) {
-      Map<Outcome, Counter> byOutcome = new EnumMap<>(Outcome.class);
-      for (Outcome o : Outcome.values()) {
+      Map<RepairOutcome, Counter> byOutcome = new EnumMap<>(RepairOutcome.class);
+      for (RepairOutcome o : RepairOutcome.values()) {
         byOutcome.put(
             o,
             Counter.builder(REPAIRS)
@@ -61,7 +61,7 @@ public final class RepairMetrics {
         .register(registry);
   }
 
-  void count(Flavour flavour, Outcome outcome) {
+  void count(Flavour flavour, RepairOutcome outcome) {
     counters.get(flavour).get(outcome).increment();
   }
 }

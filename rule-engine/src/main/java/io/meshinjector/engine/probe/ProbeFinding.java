@@ -4,13 +4,13 @@ import io.meshinjector.engine.capability.Verdict;
 import java.util.Objects;
 
 /** One capability's verdict and the sentence that says why. */
-public record Outcome(Verdict verdict, String reason) {
-  public Outcome {
+public record ProbeFinding(Verdict verdict, String reason) {
+  public ProbeFinding {
     Objects.requireNonNull(verdict, "verdict");
     Objects.requireNonNull(reason, "reason");
   }
 
-  public static Outcome unknown(String reason) {
-    return new Outcome(Verdict.UNKNOWN, reason);
+  public static ProbeFinding unknown(String reason) {
+    return new ProbeFinding(Verdict.UNKNOWN, reason);
   }
 }

@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory;
  * (fabric8 backs the retries off), naming the status and what the view does without the source,
  * never a stack trace: a source that is refused for hours would otherwise fill the log.
  */
-final class Source {
+final class InformerSource {
   private static final Logger LOG = LoggerFactory.getLogger(ClusterInformers.class);
 
   private final String name;
@@ -22,7 +22,8 @@ final class Source {
   private final AtomicInteger failures = new AtomicInteger();
   private volatile boolean announced;
 
-  Source(String name, boolean required, SharedIndexInformer<?> informer, String description) {
+  InformerSource(
+      String name, boolean required, SharedIndexInformer<?> informer, String description) {
     this.name = Objects.requireNonNull(name, "name");
     this.required = required;
     this.informer = Objects.requireNonNull(informer, "informer");

@@ -8,7 +8,7 @@ import java.net.ConnectException;
 import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.Test;
 
-class SourceTest {
+class InformerSourceTest {
 
   static KubernetesClientException status(int code, String message) {
     return new KubernetesClientException(
@@ -18,13 +18,14 @@ class SourceTest {
   @Test
   void aRefusalNamesTheStatusWhatCausesItAndTheApiServersMessage() {
     String forbidden =
-        Source.reason(
+        InformerSource.reason(
             new CompletionException(
                 status(403, "pods is forbidden: User \"system:serviceaccount:m:mi\" cannot list")));
     assertThat(forbidden)
         .startsWith("HTTP 403 (the ServiceAccount is not allowed to list and watch it)")
         .endsWith("cannot list");
-    assertThat(Source.reason(status(404, "the server could not find the requested resource")))
+    assertThat(
+            InformerSource.reason(status(404, "the server could not find the requested resource")))
         .contains("HTTP 404")
         .contains("is its CRD installed and established?");
   }
@@ -32,7 +33,7 @@ class SourceTest {
   @Test
   void aTransportFailureIsItsInnermostCauseInOneLine() {
     String down =
-        Source.reason(
+        InformerSource.reason(
             new KubernetesClientException(
                 "Operation: [list] failed",
                 new IllegalStateException(new ConnectException("Connection refused"))));

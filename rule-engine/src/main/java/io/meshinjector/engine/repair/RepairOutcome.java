@@ -4,7 +4,7 @@ package io.meshinjector.engine.repair;
  * What became of one broken pod: the {@code outcome} label of {@code mesh_injector_repairs_total}
  * and the Event's reason.
  */
-public enum Outcome {
+public enum RepairOutcome {
   /** Deleted with a UID precondition; its controller recreates it. */
   REPLACED("replaced", "MeshRedirectRepaired"),
   /** Repair mode {@code report}: the Event only. */
@@ -26,7 +26,7 @@ public enum Outcome {
   private final String id;
   private final String reason;
 
-  Outcome(String id, String reason) {
+  RepairOutcome(String id, String reason) {
     this.id = id;
     this.reason = reason;
   }
