@@ -19,71 +19,82 @@ public sealed interface CheckResult {
   /** What was found. */
   String detail();
 
+  /** How the line ended: pass, warn or fail. */
+  Level level();
+
   /** The symbol {@code linkerd check} users read: √, ‼ or ×. */
-  String symbol();
+  default String symbol() {
+    return level().symbol;
+  }
 
   /** {@code pass}, {@code warn} or {@code fail}, for JSON output. */
-  String status();
+  default String status() {
+    return level().status;
+  }
 
   /** How to fix it; empty for a pass. */
   default String hint() {
     return "";
   }
 
+  /** The three ends of a check, with their symbol and JSON word. */
+  enum Level {
+    PASS("√", "pass"),
+    WARN("‼", "warn"),
+    FAIL("×", "fail");
+
+    private final String symbol;
+    private final String status;
+
+    Level(String symbol, String status) {
+      this.symbol = symbol;
+      this.status = status;
+    }
+  }
+
   record Pass(String group, String name, String detail) implements CheckResult {
     public Pass {
-      Objects.requireNonNull(group, "group");
-      Objects.requireNonNull(name, "name");
+      requireNamed(group, name);
       detail = detail == null ? "" : detail;
     }
 
     @Override
-    public String symbol() {
-      return "√";
-    }
-
-    @Override
-    public String status() {
-      return "pass";
+    public Level level() {
+      return Level.PASS;
     }
   }
 
+  /** Something that will break pods, or that {@code check} could not judge. */
   record Warn(String group, String name, String detail, String hint) implements CheckResult {
     public Warn {
-      Objects.requireNonNull(group, "group");
-      Objects.requireNonNull(name, "name");
-      Objects.requireNonNull(hint, "hint");
+      requireNamed(group, name);
       detail = detail == null ? "" : detail;
+      Objects.requireNonNull(hint, "hint");
     }
 
     @Override
-    public String symbol() {
-      return "‼";
-    }
-
-    @Override
-    public String status() {
-      return "warn";
+    public Level level() {
+      return Level.WARN;
     }
   }
 
+  /** Pod creation or injection broken now: {@code check} exits non-zero. */
   record Fail(String group, String name, String detail, String hint) implements CheckResult {
     public Fail {
-      Objects.requireNonNull(group, "group");
-      Objects.requireNonNull(name, "name");
-      Objects.requireNonNull(hint, "hint");
+      requireNamed(group, name);
       detail = detail == null ? "" : detail;
+      Objects.requireNonNull(hint, "hint");
     }
 
     @Override
-    public String symbol() {
-      return "×";
+    public Level level() {
+      return Level.FAIL;
     }
+  }
 
-    @Override
-    public String status() {
-      return "fail";
-    }
+  private static void requireNamed(String group, String name) {
+    Objects.requireNonNull(group, "group");
+    Objects.requireNonNull(name, "name");
   }
 
   /** The JSON object of {@code check -o json}. */

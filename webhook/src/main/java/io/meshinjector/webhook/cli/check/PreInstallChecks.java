@@ -105,22 +105,16 @@ final class PreInstallChecks {
     SelfSubjectAccessReview review =
         new SelfSubjectAccessReviewBuilder()
             .withNewSpec()
-            .withNewResourceAttributes()
-            .withVerb("create")
-            .withGroup(group)
-            .withResource(resource)
-            .withNamespace(ns)
-            .endResourceAttributes()
+            .withResourceAttributes(AccessReviews.attributes("create", group, resource, ns))
             .endSpec()
             .build();
-    try {
-      SelfSubjectAccessReview answer =
-          client.authorization().v1().selfSubjectAccessReview().create(review);
-      boolean ok =
-          answer.getStatus() != null && Boolean.TRUE.equals(answer.getStatus().getAllowed());
-      (ok ? allowed : denied).add(name);
-    } catch (KubernetesClientException e) {
-      denied.add(name + " (the review failed: " + ClusterSnapshot.cause(e) + ")");
+    Optional<String> refused =
+        AccessReviews.refusal(
+            () -> client.authorization().v1().selfSubjectAccessReview().create(review).getStatus());
+    if (refused.isEmpty()) {
+      allowed.add(name);
+    } else {
+      denied.add(name + refused.get());
     }
   }
 

@@ -244,23 +244,12 @@ final class ViewChecks {
                   "system:serviceaccounts",
                   "system:serviceaccounts:" + saNamespace,
                   "system:authenticated")
-              .withNewResourceAttributes()
-              .withVerb(verb)
-              .withGroup(group)
-              .withResource(resource)
-              .withNamespace(ns)
-              .endResourceAttributes()
+              .withResourceAttributes(AccessReviews.attributes(verb, group, resource, ns))
               .endSpec()
               .build();
-      try {
-        SubjectAccessReview answer =
-            client.authorization().v1().subjectAccessReview().create(review);
-        if (answer.getStatus() == null || !Boolean.TRUE.equals(answer.getStatus().getAllowed())) {
-          out.add(verb);
-        }
-      } catch (KubernetesClientException e) {
-        out.add(verb + " (the review failed: " + ClusterSnapshot.cause(e) + ")");
-      }
+      AccessReviews.refusal(
+              () -> client.authorization().v1().subjectAccessReview().create(review).getStatus())
+          .ifPresent(why -> out.add(verb + why));
     }
     return out;
   }
