@@ -4,10 +4,8 @@ import io.meshinjector.engine.cluster.InMemoryClusterView;
 import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.webhook.kube.ClusterFiles;
-import io.meshinjector.webhook.settings.WebhookSettings;
 import io.meshinjector.webhook.admission.AdmissionCodec;
 import io.meshinjector.webhook.admission.AdmissionReply;
-import io.meshinjector.webhook.admission.PodAdmission;
 import io.meshinjector.webhook.admission.Staleness;
 import io.meshinjector.webhook.server.AdmissionEndpoint;
 import io.meshinjector.webhook.server.RequestBody;
@@ -110,14 +108,12 @@ public final class NettyPeer {
     MeshConfig config = ConfigLoader.defaults();
     InMemoryClusterView view = ClusterFiles.load(config.engine().capabilities(), List.of(cluster));
     // a file view is never stale: serve's Staleness over ViewHealth.fixed() never warns either
-    PodAdmission admission =
-        PodAdmission.from(
-            config,
-            Clock.systemUTC(),
-            () -> view,
-            new AdmissionMetrics(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)),
-            Staleness.never());
-    return new AdmissionEndpoint(admission, WebhookSettings.from(config).maxRequestBytes());
+    return AdmissionEndpoint.from(
+        config,
+        Clock.systemUTC(),
+        () -> view,
+        new AdmissionMetrics(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)),
+        Staleness.never());
   }
 
   private Mono<Void> mutate(HttpServerRequest request, HttpServerResponse response) {

@@ -1,6 +1,7 @@
 package io.meshinjector.webhook.server;
 
 import io.meshinjector.engine.cluster.ClusterView;
+import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.webhook.admission.AdmissionCodec;
 import io.meshinjector.webhook.admission.AdmissionReply;
 import io.meshinjector.webhook.admission.AdmissionRequest;
@@ -8,8 +9,11 @@ import io.meshinjector.webhook.admission.BadRequest;
 import io.meshinjector.webhook.admission.Entry;
 import io.meshinjector.webhook.admission.PodAdmission;
 import io.meshinjector.webhook.admission.Problems;
+import io.meshinjector.webhook.admission.Staleness;
 import io.meshinjector.webhook.logging.RequestContext;
 import io.meshinjector.webhook.metrics.AdmissionMetrics;
+import io.meshinjector.webhook.settings.WebhookSettings;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
@@ -34,7 +38,7 @@ public final class AdmissionEndpoint {
   private final Logger log;
 
   /** Reads and writes with {@code admission}'s codec and counts in its metrics. */
-  public AdmissionEndpoint(PodAdmission admission, int maxRequestBytes) {
+  AdmissionEndpoint(PodAdmission admission, int maxRequestBytes) {
     this(admission, maxRequestBytes, LOG);
   }
 
@@ -44,6 +48,21 @@ public final class AdmissionEndpoint {
     this.codec = admission.codec();
     this.metrics = admission.metrics();
     this.maxRequestBytes = maxRequestBytes;
+  }
+
+  /**
+   * The endpoint of {@code config}: its {@link PodAdmission#from admission} and its request limit.
+   * The one place both are put together, for {@code serve}, the tests and the benchmark's peer.
+   */
+  public static AdmissionEndpoint from(
+      MeshConfig config,
+      Clock clock,
+      Supplier<ClusterView> view,
+      AdmissionMetrics metrics,
+      Staleness staleness) {
+    return new AdmissionEndpoint(
+        PodAdmission.from(config, clock, view, metrics, staleness),
+        WebhookSettings.from(config).maxRequestBytes());
   }
 
   /**

@@ -4,7 +4,6 @@ import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.cluster.InMemoryClusterView;
 import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.engine.config.MeshConfig;
-import io.meshinjector.webhook.admission.PodAdmission;
 import io.meshinjector.webhook.admission.Staleness;
 import io.meshinjector.webhook.kube.ClusterConnection;
 import io.meshinjector.webhook.kube.ViewHealth;
@@ -58,33 +57,28 @@ public class WebhookApplication {
             Path.of("tls.key")));
   }
 
-  /**
-   * The admission over the cluster connection's view, warning while the view is stale. The view
-   * comes in as a bean, which is where the server test puts a failing one.
-   */
-  @Bean
-  PodAdmission podAdmission(
-      MeshConfig config,
-      ClusterView view,
-      ViewHealth health,
-      ClusterSettings clusterSettings,
-      AdmissionMetrics metrics) {
-    return PodAdmission.from(
-        config,
-        Clock.systemUTC(),
-        () -> view,
-        metrics,
-        new Staleness(health::age, clusterSettings.staleAfter()));
-  }
-
   @Bean
   AdmissionMetrics admissionMetrics(MeterRegistry registry) {
     return new AdmissionMetrics(registry);
   }
 
+  /**
+   * The admission over the cluster connection's view, warning while the view is stale. The view
+   * comes in as a bean, which is where the server test puts a failing one.
+   */
   @Bean
-  AdmissionEndpoint admissionEndpoint(PodAdmission admission, WebhookSettings settings) {
-    return new AdmissionEndpoint(admission, settings.maxRequestBytes());
+  AdmissionEndpoint admissionEndpoint(
+      MeshConfig config,
+      ClusterView view,
+      ViewHealth health,
+      ClusterSettings clusterSettings,
+      AdmissionMetrics metrics) {
+    return AdmissionEndpoint.from(
+        config,
+        Clock.systemUTC(),
+        () -> view,
+        metrics,
+        new Staleness(health::age, clusterSettings.staleAfter()));
   }
 
   /** Admissions of an example pod in-process, before readiness turns to accepting traffic. */

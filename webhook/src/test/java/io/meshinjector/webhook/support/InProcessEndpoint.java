@@ -2,12 +2,10 @@ package io.meshinjector.webhook.support;
 
 import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.config.MeshConfig;
-import io.meshinjector.webhook.admission.PodAdmission;
 import io.meshinjector.webhook.admission.Staleness;
 import io.meshinjector.webhook.kube.ClusterFiles;
 import io.meshinjector.webhook.metrics.AdmissionMetrics;
 import io.meshinjector.webhook.server.AdmissionEndpoint;
-import io.meshinjector.webhook.settings.WebhookSettings;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
@@ -30,9 +28,7 @@ public final class InProcessEndpoint {
 
   public static AdmissionEndpoint of(
       MeshConfig config, Supplier<ClusterView> view, MeterRegistry registry) {
-    PodAdmission admission =
-        PodAdmission.from(
-            config, Clock.systemUTC(), view, new AdmissionMetrics(registry), Staleness.never());
-    return new AdmissionEndpoint(admission, WebhookSettings.from(config).maxRequestBytes());
+    return AdmissionEndpoint.from(
+        config, Clock.systemUTC(), view, new AdmissionMetrics(registry), Staleness.never());
   }
 }
