@@ -9,10 +9,8 @@ import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.webhook.server.AdmissionEndpoint;
 import io.meshinjector.webhook.server.RequestBody;
 import io.meshinjector.webhook.support.InProcessEndpoint;
+import io.meshinjector.webhook.support.Parsson;
 import io.meshinjector.webhook.support.Reviews;
-import jakarta.json.Json;
-import jakarta.json.JsonStructure;
-import java.io.StringReader;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -30,14 +28,6 @@ class ReinvocationAdmissionTest {
     byte[] body =
         Reviews.JSON.writeValueAsBytes(Reviews.podCreate("admission.k8s.io/v1", "shop", pod));
     return service.answer("application/json", RequestBody.of(body));
-  }
-
-  private static JsonNode apply(JsonNode pod, ArrayNode patch) throws Exception {
-    JsonStructure target = Json.createReader(new StringReader(pod.toString())).read();
-    JsonStructure out =
-        Json.createPatch(Json.createReader(new StringReader(patch.toString())).readArray())
-            .apply(target);
-    return Reviews.JSON.readTree(out.toString());
   }
 
   private static List<String> names(JsonNode list) {
@@ -58,7 +48,7 @@ class ReinvocationAdmissionTest {
     ((ObjectNode) meta.get("annotations")).put("mesh-injector.io/native-sidecar", "disabled");
     AdmissionReply first = admit(pod);
     assertThat(first).isInstanceOf(AdmissionReply.Patched.class);
-    JsonNode injected = apply(pod, ((AdmissionReply.Patched) first).patch());
+    JsonNode injected = Parsson.apply(((AdmissionReply.Patched) first).patch(), pod);
     String proxy = injected.at("/spec/containers/0/name").asText();
     assertThat(proxy).isEqualTo("linkerd-proxy");
 
@@ -67,7 +57,7 @@ class ReinvocationAdmissionTest {
         .insert(0, Reviews.JSON.createObjectNode().put("name", "added").put("image", "x"));
     AdmissionReply second = admit(added);
     assertThat(second).isInstanceOf(AdmissionReply.Patched.class);
-    JsonNode completed = apply(added, ((AdmissionReply.Patched) second).patch());
+    JsonNode completed = Parsson.apply(((AdmissionReply.Patched) second).patch(), added);
     List<String> containers = names(completed.at("/spec/containers"));
     assertThat(containers.get(0)).isEqualTo(proxy);
     assertThat(containers).contains("added");
