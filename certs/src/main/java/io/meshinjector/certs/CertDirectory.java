@@ -102,11 +102,10 @@ public final class CertDirectory {
   public EnsureResult ensure(SubjectNames names, Duration validity, KeyType keyType) {
     Optional<CertificateSet> existing = readIfPresent();
     if (existing.isPresent()) {
-      return new EnsureResult.Existing(existing.get(), validator().validate(existing.get(), names));
+      return new EnsureResult.Existing(validator().validate(existing.get(), names));
     }
-    CertificateSet set = new CertificateIssuer(clock).newSet(names, validity, keyType);
-    writeFiles(set);
-    return new EnsureResult.Generated(set);
+    writeFiles(new CertificateIssuer(clock).newSet(names, validity, keyType));
+    return new EnsureResult.Generated();
   }
 
   /**

@@ -11,10 +11,6 @@ public record CertificateAuthority(X509Certificate certificate, PrivateKey priva
     Objects.requireNonNull(privateKey, "privateKey");
   }
 
-  public String certificatePem() {
-    return Pem.certificate(certificate);
-  }
-
   public String privateKeyPem() {
     return Pem.privateKey(privateKey);
   }

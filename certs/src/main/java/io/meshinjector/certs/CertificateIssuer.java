@@ -74,10 +74,6 @@ public final class CertificateIssuer {
     this.clock = Objects.requireNonNull(clock, "clock");
   }
 
-  public CertificateIssuer() {
-    this(Clock.systemUTC());
-  }
-
   /**
    * A self-signed CA, path length 0 (it signs serving certs only). Its CN carries the issue time
    * and a random suffix, because during a rollover two CAs sit in one bundle and clients pick the

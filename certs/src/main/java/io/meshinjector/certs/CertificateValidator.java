@@ -38,10 +38,6 @@ public final class CertificateValidator {
     this.clock = Objects.requireNonNull(clock, "clock");
   }
 
-  public CertificateValidator() {
-    this(Clock.systemUTC());
-  }
-
   /**
    * What is wrong with {@code set} at the clock's time: not yet or no longer valid, a key that does
    * not belong to the cert, a cert that does not chain to ca.crt, or a name of {@code required} the

@@ -13,10 +13,6 @@ public sealed interface WriteResult {
    *     force} was given
    */
   record Written(Path directory, CertificateSet set, String replaced) implements WriteResult {
-    public Written(Path directory, CertificateSet set) {
-      this(directory, set, null);
-    }
-
     @Override
     public String message() {
       return "wrote ca.crt, tls.crt and tls.key to "

@@ -78,7 +78,9 @@ class TlsHandshakeTest {
     CertDirectory.writeSet(
         dir, List.of("localhost"), 1, false, KeyType.defaultType(), Clock.systemUTC());
     CertificateSet set = new CertDirectory(dir).read();
-    var other = new CertificateIssuer().newAuthority(java.time.Duration.ofDays(1), KeyType.EC_P256);
+    var other =
+        new CertificateIssuer(Clock.systemUTC())
+            .newAuthority(java.time.Duration.ofDays(1), KeyType.EC_P256);
 
     assertThatThrownBy(
             () ->

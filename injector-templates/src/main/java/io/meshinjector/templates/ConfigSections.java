@@ -8,7 +8,6 @@ import io.meshinjector.templates.TemplateConfig.AppProbes;
 import io.meshinjector.templates.TemplateConfig.Firewall;
 import io.meshinjector.templates.TemplateConfig.Ports;
 import io.meshinjector.templates.TemplateConfig.Proxy;
-import io.meshinjector.templates.TemplateConfig.ProxyAwait;
 import io.meshinjector.templates.TemplateConfig.ProxyInit;
 import io.meshinjector.templates.TemplateConfig.Validator;
 import java.util.EnumMap;
@@ -18,36 +17,38 @@ import java.util.Map;
 /**
  * Binds and checks the {@code proxy}, {@code proxyInit}, {@code validator} and {@code proxyAwait}
  * sections into {@link TemplateConfig}'s value types; each key is read, so that an unknown one
- * fails.
+ * fails. A key only the templates use (as the value of its dotted name) is checked and not kept.
  */
 final class ConfigSections {
   private ConfigSections() {}
 
-  static ProxyAwait proxyAwait(ConfigSection s) {
-    ProxyAwait await = new ProxyAwait(s.text("command"), s.text("timeout"));
+  /** Checks the section; only the templates use it. */
+  static void proxyAwait(ConfigSection s) {
+    s.text("command");
+    s.text("timeout");
     s.done();
-    return await;
   }
 
   static Proxy proxy(ConfigSection s) {
     ConfigSection portSection = s.section("ports");
-    Ports ports =
-        new Ports(
-            port(portSection, "inbound"),
-            port(portSection, "outbound"),
-            port(portSection, "admin"),
-            port(portSection, "control"));
+    port(portSection, "inbound");
+    port(portSection, "outbound");
+    Ports ports = new Ports(port(portSection, "admin"), port(portSection, "control"));
     portSection.done();
+    String image = nonEmpty(s, "image");
+    String version = nonEmpty(s, "version");
+    String pullPolicy =
+        s.choice(
+            "imagePullPolicy",
+            Map.of("Always", "Always", "IfNotPresent", "IfNotPresent", "Never", "Never"));
+    checkUid(s, "uid");
+    nonEmpty(s, "controlPlaneNamespace");
     Proxy proxy =
         new Proxy(
-            nonEmpty(s, "image"),
-            nonEmpty(s, "version"),
-            s.choice(
-                "imagePullPolicy",
-                Map.of("Always", "Always", "IfNotPresent", "IfNotPresent", "Never", "Never")),
-            uid(s, "uid"),
+            image,
+            version,
+            pullPolicy,
             ports,
-            nonEmpty(s, "controlPlaneNamespace"),
             s.text("trustAnchorsPEM"),
             appProbes(s.section("appProbes")));
     for (String k :
@@ -140,10 +141,11 @@ final class ConfigSections {
       modeSection.done();
     }
     firewallSection.done();
+    String image = s.text("image");
+    checkUid(s, "runAsUser");
     ProxyInit init =
         new ProxyInit(
-            s.text("image"),
-            uid(s, "runAsUser"),
+            image,
             s.strings("ignoreInboundPorts"),
             s.strings("ignoreOutboundPorts"),
             s.strings("skipSubnets"),
@@ -155,12 +157,10 @@ final class ConfigSections {
   }
 
   static Validator validator(ConfigSection s) {
-    Validator v =
-        new Validator(
-            s.text("image"),
-            uid(s, "runAsUser"),
-            nonEmpty(s, "connectAddr"),
-            nonEmpty(s, "listenAddr"));
+    Validator v = new Validator(s.text("image"));
+    checkUid(s, "runAsUser");
+    nonEmpty(s, "connectAddr");
+    nonEmpty(s, "listenAddr");
     for (String k : List.of("command", "timeout", "logLevel", "logFormat")) {
       nonEmpty(s, k);
     }
@@ -185,11 +185,9 @@ final class ConfigSections {
   }
 
   // Pod Security restricted and the init container's non-root rule both refuse uid 0.
-  private static int uid(ConfigSection s, String key) {
-    int v = s.integer(key);
-    if (v < 1) {
+  private static void checkUid(ConfigSection s, String key) {
+    if (s.integer(key) < 1) {
       throw new ConfigException("config key '" + s.key(key) + "' must be a non-root uid (>= 1)");
     }
-    return v;
   }
 }

@@ -16,7 +16,8 @@ import java.util.Set;
 
 /**
  * The renderer's configuration: the {@code proxy}, {@code proxyInit}, {@code validator}, {@code
- * proxyAwait} and {@code templates} sections, checked and typed, with the templates parsed once.
+ * proxyAwait} and {@code templates} sections, checked, and typed where code reads them, with the
+ * templates parsed once.
  *
  * <p>Every key of the first four sections is also a template value under its dotted name ({@code
  * ${proxy.ports.admin}}); {@link #values()} holds them plus the values derived from them.
@@ -32,7 +33,6 @@ public record TemplateConfig(
     Proxy proxy,
     ProxyInit proxyInit,
     Validator validator,
-    ProxyAwait proxyAwait,
     Templates templates,
     String proxyContainerName,
     Map<String, JsonNode> values,
@@ -45,7 +45,6 @@ public record TemplateConfig(
     Objects.requireNonNull(proxy, "proxy");
     Objects.requireNonNull(proxyInit, "proxyInit");
     Objects.requireNonNull(validator, "validator");
-    Objects.requireNonNull(proxyAwait, "proxyAwait");
     Objects.requireNonNull(templates, "templates");
     Objects.requireNonNull(proxyContainerName, "proxyContainerName");
     Objects.requireNonNull(configDigest, "configDigest");
@@ -99,15 +98,13 @@ public record TemplateConfig(
   /** The prefix of the pod values' names in templates. */
   public static final String POD_VALUE = "pod.value.";
 
-  public record Ports(int inbound, int outbound, int admin, int control) {}
+  public record Ports(int admin, int control) {}
 
   public record Proxy(
       String image,
       String version,
       String imagePullPolicy,
-      int uid,
       Ports ports,
-      String controlPlaneNamespace,
       String trustAnchorsPem,
       AppProbes appProbes) {
     public String imageRef() {
@@ -129,7 +126,6 @@ public record TemplateConfig(
 
   public record ProxyInit(
       String image,
-      int runAsUser,
       List<String> ignoreInboundPorts,
       List<String> ignoreOutboundPorts,
       List<String> skipSubnets,
@@ -142,9 +138,7 @@ public record TemplateConfig(
     }
   }
 
-  public record Validator(String image, int runAsUser, String connectAddr, String listenAddr) {}
-
-  public record ProxyAwait(String command, String timeout) {}
+  public record Validator(String image) {}
 
   /**
    * The parsed templates, built-in or replaced.
@@ -168,7 +162,7 @@ public record TemplateConfig(
     Proxy proxy = ConfigSections.proxy(config.section("proxy"));
     ProxyInit proxyInit = ConfigSections.proxyInit(config.section("proxyInit"));
     Validator validator = ConfigSections.validator(config.section("validator"));
-    ProxyAwait proxyAwait = ConfigSections.proxyAwait(config.section("proxyAwait"));
+    ConfigSections.proxyAwait(config.section("proxyAwait"));
 
     ConfigSection t = config.section("templates");
     Templates templates =
@@ -193,7 +187,6 @@ public record TemplateConfig(
         proxy,
         proxyInit,
         validator,
-        proxyAwait,
         templates,
         proxyName,
         values,

@@ -18,6 +18,7 @@ import io.fabric8.kubernetes.api.model.FieldsV1;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.meshinjector.engine.config.ConfigLoader;
+import io.meshinjector.engine.decision.ConfigOverrides;
 import io.meshinjector.engine.decision.Decision;
 import io.meshinjector.engine.decision.NodeConstraint;
 import io.meshinjector.engine.decision.Outcome;
@@ -156,19 +157,25 @@ final class Fixtures {
   }
 
   static Decision inject(String workload, Plan plan) {
-    return new Decision(
-        workload, new Outcome.Inject(plan), List.of(), 0, List.of(), List.of(), List.of());
+    return decision(workload, new Outcome.Inject(plan));
   }
 
   static Decision skip(String workload) {
+    return decision(workload, new Outcome.Skip(SkipReason.values()[0], "not injected"));
+  }
+
+  /** {@code outcome} for a pod with no candidate nodes, warnings, trace or overrides. */
+  static Decision decision(String workload, Outcome outcome) {
     return new Decision(
         workload,
-        new Outcome.Skip(SkipReason.values()[0], "not injected"),
+        outcome,
         List.of(),
         0,
         List.of(),
         List.of(),
-        List.of());
+        List.of(),
+        null,
+        ConfigOverrides.NONE);
   }
 
   static Plan plan(PathOption path, ProxyPlacement proxy, boolean await, NodeConstraint c) {

@@ -87,7 +87,7 @@ final class IstioCases {
           new InjectGate(meshConfig().engine().injection())
               .check(pod, namespace(), t -> {}, w -> {});
       return gated
-          .map(o -> new Decision(workload, o, List.of(), 0, List.of(), List.of(), List.of()))
+          .map(o -> Fixtures.decision(workload, o))
           .orElseGet(() -> Fixtures.inject(workload, layout.plan));
     }
 

@@ -344,7 +344,7 @@ class IstioCompatibilityTest {
         new InjectGate(mesh.engine().injection())
             .check(pod, IstioCases.namespace(), t -> {}, w -> {});
     if (gated.isPresent()) {
-      return new Decision(workload, gated.get(), List.of(), 0, List.of(), List.of(), List.of());
+      return Fixtures.decision(workload, gated.get());
     }
     Plan plan = c.layout().plan;
     boolean await =

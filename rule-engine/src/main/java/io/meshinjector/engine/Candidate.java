@@ -2,11 +2,10 @@ package io.meshinjector.engine;
 
 import io.meshinjector.engine.capability.NodeCapabilities;
 import io.meshinjector.engine.cluster.NodeClass;
-import java.util.BitSet;
 import java.util.List;
 
 /** A capability class restricted to the pod's candidate nodes. */
-record Candidate(NodeClass cls, BitSet members, int count, List<String> sample) {
+record Candidate(NodeClass cls, int count, List<String> sample) {
   NodeCapabilities caps() {
     return cls.capabilities();
   }

@@ -52,7 +52,7 @@ record CandidateNodes(
       log.warn(why + "; deciding for a node whose capabilities are all unknown");
       log.add(new TraceStep("candidates", why));
       NodeCapabilities unknown = new NodeCapabilities(unknownVerdicts(why));
-      out.add(new Candidate(new NodeClass(0, unknown, new BitSet()), new BitSet(), 0, List.of()));
+      out.add(new Candidate(new NodeClass(0, unknown, new BitSet()), 0, List.of()));
       classLines.add("unknown node: " + unknown.profile());
       return new CandidateNodes(out, count, names, classLines);
     }
@@ -61,8 +61,7 @@ record CandidateNodes(
       members.and(bits);
       int inClass = members.cardinality();
       if (inClass > 0) {
-        Candidate c =
-            new Candidate(cls, members, inClass, index.names(members, Math.min(maxNames, 5)));
+        Candidate c = new Candidate(cls, inClass, index.names(members, Math.min(maxNames, 5)));
         out.add(c);
         classLines.add(c.describe() + ": " + cls.verdictLine());
       }

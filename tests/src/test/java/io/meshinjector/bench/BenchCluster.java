@@ -110,7 +110,8 @@ final class BenchCluster {
                     CapabilityKey.IPTABLES_NFT, Verdict.AVAILABLE,
                     CapabilityKey.IPTABLES_LEGACY, Verdict.AVAILABLE,
                     CapabilityKey.CNI, Verdict.READY),
-                Map.of("os", "amzn 2023"))
+                Map.of("os", "amzn 2023"),
+                Map.of())
             .toMap());
     return r;
   }

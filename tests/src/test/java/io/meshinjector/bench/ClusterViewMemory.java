@@ -40,7 +40,7 @@ public final class ClusterViewMemory {
     }
     CompactNodeStore cache = new CompactNodeStore();
     InMemoryClusterView view =
-        new InMemoryClusterView(ConfigLoader.defaults().engine().capabilities());
+        new InMemoryClusterView(ConfigLoader.defaults().engine().capabilities(), warning -> {});
     for (Node node : full) {
       // the informer's lister trims each Node as it is decoded; the cache and the view get that
       Node trimmed = Trimmed.node(node);

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.meshinjector.engine.config.ConfigLoader;
+import io.meshinjector.engine.decision.ConfigOverrides;
 import io.meshinjector.engine.decision.Decision;
 import io.meshinjector.engine.decision.Outcome;
 import io.meshinjector.engine.decision.PathOption;
@@ -59,7 +60,9 @@ public class RenderBenchmark {
             1,
             List.of(),
             List.of(),
-            List.of());
+            List.of(),
+            null,
+            ConfigOverrides.NONE);
     received = new ObjectMapper().valueToTree(original);
     if (patch().patch().isEmpty()) {
       throw new IllegalStateException("fixture should produce a patch");

@@ -109,7 +109,7 @@ class WebhookChartTest {
         CertificateSet.fromPem(data.get("ca.crt"), data.get("tls.crt"), data.get("tls.key"));
 
     Validation validation =
-        new CertificateValidator().validate(set, SubjectNames.of(SERVICE_NAMES));
+        new CertificateValidator(Clock.systemUTC()).validate(set, SubjectNames.of(SERVICE_NAMES));
     assertThat(validation.isValid()).as(validation.summary()).isTrue();
 
     // and once more with the JDK's validator alone, the way a TLS client checks the chain
@@ -364,7 +364,10 @@ class WebhookChartTest {
     assertThat(data.keySet()).containsExactlyInAnyOrderElementsOf(TLS_KEYS);
     CertificateSet set =
         CertificateSet.fromPem(data.get("ca.crt"), data.get("tls.crt"), data.get("tls.key"));
-    assertThat(new CertificateValidator().validate(set, SubjectNames.of(SERVICE_NAMES)).isValid())
+    assertThat(
+            new CertificateValidator(Clock.systemUTC())
+                .validate(set, SubjectNames.of(SERVICE_NAMES))
+                .isValid())
         .isTrue();
   }
 
@@ -418,7 +421,7 @@ class WebhookChartTest {
   @Test
   void secretModeMountsTheNamedSecretAndTakesTheGivenCaBundle() throws IOException {
     X509Certificate ca =
-        new CertificateIssuer()
+        new CertificateIssuer(Clock.systemUTC())
             .newAuthority(Duration.ofDays(30), KeyType.defaultType())
             .certificate();
     String pem = CaBundle.pem(List.of(ca));

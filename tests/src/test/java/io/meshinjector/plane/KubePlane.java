@@ -24,6 +24,7 @@ import java.nio.file.StandardCopyOption;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.MessageDigest;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -167,7 +168,7 @@ public final class KubePlane implements AutoCloseable {
   private void boot() throws Exception {
     Path pki = Files.createDirectories(dir.resolve("pki"));
     Files.createDirectories(dir.resolve("logs"));
-    CertificateIssuer issuer = new CertificateIssuer();
+    CertificateIssuer issuer = new CertificateIssuer(Clock.systemUTC());
     CertificateAuthority ca = issuer.newAuthority(Duration.ofDays(30), KeyType.RSA_2048);
     List<String> names =
         new ArrayList<>(
@@ -184,7 +185,7 @@ public final class KubePlane implements AutoCloseable {
     }
     KeyedCertificate serving =
         issuer.issueServing(ca, SubjectNames.of(names), Duration.ofDays(30), KeyType.RSA_2048);
-    caCrt = write(pki.resolve("ca.crt"), ca.certificatePem());
+    caCrt = write(pki.resolve("ca.crt"), Pem.certificate(ca.certificate()));
     Path tlsCrt = write(pki.resolve("apiserver.crt"), Pem.certificate(serving.certificate()));
     Path tlsKey = write(pki.resolve("apiserver.key"), Pem.privateKey(serving.privateKey()));
     KeyPairGenerator rsa = KeyPairGenerator.getInstance("RSA");

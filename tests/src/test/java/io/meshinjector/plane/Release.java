@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.cert.X509Certificate;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -199,7 +200,7 @@ public final class Release {
           new CertificateAuthority(
               Pem.readCertificate(caCrt), Pem.readPrivateKey(decode(data.get("ca.key"))));
       KeyedCertificate serving =
-          new CertificateIssuer()
+          new CertificateIssuer(Clock.systemUTC())
               .issueServing(ca, SubjectNames.of(names), Duration.ofDays(60), KeyType.RSA_2048);
       data.put("tls.crt", encode(Pem.certificate(serving.certificate())));
       data.put("tls.key", encode(Pem.privateKey(serving.privateKey())));

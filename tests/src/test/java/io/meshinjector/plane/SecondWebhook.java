@@ -20,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.cert.Certificate;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
@@ -47,7 +48,7 @@ public final class SecondWebhook implements AutoCloseable {
   }
 
   public static SecondWebhook start() throws IOException, GeneralSecurityException {
-    CertificateIssuer issuer = new CertificateIssuer();
+    CertificateIssuer issuer = new CertificateIssuer(Clock.systemUTC());
     CertificateAuthority ca = issuer.newAuthority(Duration.ofDays(2), KeyType.EC_P256);
     KeyedCertificate serving =
         issuer.issueServing(

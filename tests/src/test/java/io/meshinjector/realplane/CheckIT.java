@@ -468,7 +468,7 @@ class CheckIT {
                     .build())
             .create();
     created.setAdditionalProperty(
-        "status", new NodeCapabilityStatus(observedAt, caps, Map.of()).toMap());
+        "status", new NodeCapabilityStatus(observedAt, caps, Map.of(), Map.of()).toMap());
     admin.genericKubernetesResources(NODE_CAPABILITY).resource(created).updateStatus();
   }
 }

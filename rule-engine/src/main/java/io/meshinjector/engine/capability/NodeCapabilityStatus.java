@@ -52,12 +52,6 @@ public record NodeCapabilityStatus(
             : Collections.unmodifiableMap(new EnumMap<>(sources));
   }
 
-  /** A status without sources, as a probe before the active check wrote it. */
-  public NodeCapabilityStatus(
-      Instant observedAt, Map<CapabilityKey, Verdict> capabilities, Map<String, String> facts) {
-    this(observedAt, capabilities, facts, Map.of());
-  }
-
   /** How the probe reached {@code key}'s verdict, if it said. */
   public Optional<ProbeSource> source(CapabilityKey key) {
     return Optional.ofNullable(sources.get(key));

@@ -74,7 +74,6 @@ public final class ProxyDrift {
    */
   public record DataPlanePod(
       String namespace,
-      String name,
       Workload workload,
       String recordedVersion,
       String recordedDigest,
@@ -149,7 +148,6 @@ public final class ProxyDrift {
     return Optional.of(
         new DataPlanePod(
             pod.getMetadata().getNamespace(),
-            pod.getMetadata().getName(),
             workload(pod),
             recorded,
             a.get(Annotations.CONFIG_DIGEST),

@@ -79,16 +79,12 @@ public final class InMemoryClusterView implements ClusterView {
   // such node; written and read only while holding this
   private Map<SharedKey, Resolution> shared = Map.of();
 
-  public InMemoryClusterView(CapabilitiesConfig config) {
-    this(config, warning -> {});
-  }
-
   /**
    * @param warnings told, in one sentence naming the object, about every NodeCapability whose
    *     status is partly or wholly unusable; the view counts that part as unknown and goes on
    */
   public InMemoryClusterView(CapabilitiesConfig config, Consumer<String> warnings) {
-    this(config, warnings, false, System::nanoTime);
+    this(config, warnings, System::nanoTime);
   }
 
   /**

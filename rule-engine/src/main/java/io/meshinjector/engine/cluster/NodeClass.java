@@ -15,8 +15,4 @@ public record NodeClass(int id, NodeCapabilities capabilities, BitSet members, S
   public NodeClass(int id, NodeCapabilities capabilities, BitSet members) {
     this(id, capabilities, members, capabilities.describe());
   }
-
-  public int size() {
-    return members.cardinality();
-  }
 }

@@ -44,11 +44,8 @@ public final class NodeIndex {
    *     caller that keeps it across builds, since building it per node per build was a sixth of
    *     what a rebuild allocated
    */
-  public record Entry(String name, NodeShape shape, NodeCapabilities capabilities, String profile) {
-    public Entry(NodeFacts facts, NodeCapabilities capabilities) {
-      this(facts.name(), NodeShape.of(facts), capabilities, capabilities.profile());
-    }
-  }
+  public record Entry(
+      String name, NodeShape shape, NodeCapabilities capabilities, String profile) {}
 
   private NodeIndex(List<Entry> entries, Instant validUntil) {
     int n = entries.size();

@@ -35,8 +35,4 @@ final class NodeShapes {
     used.forEach(s -> labels.add(s.labels()));
     labelSets.keySet().retainAll(labels);
   }
-
-  synchronized int size() {
-    return shapes.size();
-  }
 }

@@ -54,29 +54,6 @@ public record InjectionConfig(
     NONE
   }
 
-  /** The same with an await field, and no mesh annotations (as the engine's tests build it). */
-  public InjectionConfig(
-      Set<String> excludedNamespaces,
-      String proxyContainerName,
-      List<String> otherMeshContainers,
-      Map<String, String> optOutAnnotations,
-      List<String> refusedAnnotations,
-      Map<String, PodValue> podValues,
-      AwaitField proxyAwaitFrom) {
-    this(
-        excludedNamespaces,
-        proxyContainerName,
-        otherMeshContainers,
-        optOutAnnotations,
-        refusedAnnotations,
-        podValues,
-        proxyAwaitFrom,
-        MeshAnnotations.NONE,
-        false,
-        null,
-        MeshNamespaceLabels.NONE);
-  }
-
   /**
    * A boolean field of a pod annotation that holds a map (Istio's {@code proxy.istio.io/config}
    * with {@code holdApplicationUntilProxyStarts}): when the pod sets it, it decides proxy-await.
@@ -111,28 +88,5 @@ public record InjectionConfig(
         imageAndUserAnnotations == null ? List.of() : List.copyOf(imageAndUserAnnotations);
     meshNamespaceLabels =
         meshNamespaceLabels == null ? MeshNamespaceLabels.NONE : meshNamespaceLabels;
-  }
-
-  public InjectionConfig(
-      Set<String> excludedNamespaces,
-      String proxyContainerName,
-      List<String> otherMeshContainers,
-      Map<String, String> optOutAnnotations,
-      List<String> refusedAnnotations,
-      Map<String, PodValue> podValues) {
-    this(
-        excludedNamespaces,
-        proxyContainerName,
-        otherMeshContainers,
-        optOutAnnotations,
-        refusedAnnotations,
-        podValues,
-        null);
-  }
-
-  /** Without a mesh flavour's opt-outs, refusals and pod values. */
-  public InjectionConfig(
-      Set<String> excludedNamespaces, String proxyContainerName, List<String> otherMeshContainers) {
-    this(excludedNamespaces, proxyContainerName, otherMeshContainers, null, null, null, null);
   }
 }

@@ -5,9 +5,5 @@ public enum MixedNodes {
   /** Take the path viable on most candidates and pin the pod there with a node-affinity term. */
   CONSTRAIN,
   /** Refuse the pod, naming the node classes and what each lacks. */
-  REJECT;
-
-  public String id() {
-    return name().toLowerCase(java.util.Locale.ROOT);
-  }
+  REJECT
 }

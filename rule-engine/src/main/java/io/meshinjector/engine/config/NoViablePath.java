@@ -4,9 +4,5 @@ package io.meshinjector.engine.config;
 public enum NoViablePath {
   REJECT,
   /** Admit the pod without injection and warn. */
-  SKIP;
-
-  public String id() {
-    return name().toLowerCase(java.util.Locale.ROOT);
-  }
+  SKIP
 }

@@ -3,17 +3,7 @@ package io.meshinjector.engine.config;
 /** When a pod on the CNI path carries {@code capability.mesh-injector.io/cni In [ready]}. */
 public enum PinCni {
   /** Always: nodes that join later take the pod only once their CNI is ready. */
-  ALWAYS("always"),
+  ALWAYS,
   /** Only when some candidate's CNI is not ready. */
-  WHEN_MIXED("when-mixed");
-
-  private final String id;
-
-  PinCni(String id) {
-    this.id = id;
-  }
-
-  public String id() {
-    return id;
-  }
+  WHEN_MIXED
 }

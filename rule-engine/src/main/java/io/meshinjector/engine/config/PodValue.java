@@ -35,10 +35,6 @@ public record PodValue(
   // JSON is YAML too, so one reader takes either spelling of the annotation
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
-  public PodValue(List<Source> from, String defaultValue, String whenSet, Pattern pattern) {
-    this(from, defaultValue, whenSet, pattern, false, List.of());
-  }
-
   /**
    * The text as a map.
    *

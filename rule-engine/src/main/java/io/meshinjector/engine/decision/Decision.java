@@ -30,49 +30,6 @@ public record Decision(
     CompletionRule completion,
     ConfigOverrides overrides) {
 
-  /** A decision without mesh configuration annotations. */
-  public Decision(
-      String workload,
-      Outcome outcome,
-      List<String> candidateNodes,
-      int candidateCount,
-      List<String> nodeClasses,
-      List<String> warnings,
-      List<TraceStep> trace,
-      CompletionRule completion) {
-    this(
-        workload,
-        outcome,
-        candidateNodes,
-        candidateCount,
-        nodeClasses,
-        warnings,
-        trace,
-        completion,
-        ConfigOverrides.NONE);
-  }
-
-  /** A decision the run-to-completion rule did not take part in. */
-  public Decision(
-      String workload,
-      Outcome outcome,
-      List<String> candidateNodes,
-      int candidateCount,
-      List<String> nodeClasses,
-      List<String> warnings,
-      List<TraceStep> trace) {
-    this(
-        workload,
-        outcome,
-        candidateNodes,
-        candidateCount,
-        nodeClasses,
-        warnings,
-        trace,
-        null,
-        ConfigOverrides.NONE);
-  }
-
   public Decision {
     Objects.requireNonNull(workload, "workload");
     Objects.requireNonNull(outcome, "outcome");

@@ -10,14 +10,14 @@ import java.util.regex.Pattern;
  * business; docs/linkerd-annotations.md lists them all, and those left out with the reason.
  */
 public enum LinkerdAnnotation {
-  PROXY_IMAGE("config.linkerd.io/proxy-image", true, image(), Kind.IMAGE_OR_USER),
-  PROXY_VERSION("config.linkerd.io/proxy-version", true, tag(), Kind.IMAGE_OR_USER),
+  PROXY_IMAGE("config.linkerd.io/proxy-image", true, image()),
+  PROXY_VERSION("config.linkerd.io/proxy-version", true, tag()),
   IMAGE_PULL_POLICY(
       "config.linkerd.io/image-pull-policy",
       true,
       new ValueFormat.OneOf(List.of("Always", "IfNotPresent", "Never"))),
-  DEBUG_IMAGE("config.linkerd.io/debug-image", false, image(), Kind.IMAGE_OR_USER),
-  DEBUG_IMAGE_VERSION("config.linkerd.io/debug-image-version", false, tag(), Kind.IMAGE_OR_USER),
+  DEBUG_IMAGE("config.linkerd.io/debug-image", false, image()),
+  DEBUG_IMAGE_VERSION("config.linkerd.io/debug-image-version", false, tag()),
   DEBUG_IMAGE_PULL_POLICY(
       "config.linkerd.io/debug-image-pull-policy",
       false,
@@ -40,8 +40,8 @@ public enum LinkerdAnnotation {
       "config.linkerd.io/proxy-ephemeral-storage-request", true, new ValueFormat.Quantity()),
   PROXY_EPHEMERAL_STORAGE_LIMIT(
       "config.linkerd.io/proxy-ephemeral-storage-limit", true, new ValueFormat.Quantity()),
-  PROXY_UID("config.linkerd.io/proxy-uid", true, new ValueFormat.Id(1), Kind.IMAGE_OR_USER),
-  PROXY_GID("config.linkerd.io/proxy-gid", true, new ValueFormat.Id(-1), Kind.IMAGE_OR_USER),
+  PROXY_UID("config.linkerd.io/proxy-uid", true, new ValueFormat.Id(1)),
+  PROXY_GID("config.linkerd.io/proxy-gid", true, new ValueFormat.Id(-1)),
   PROXY_ADMIN_SHUTDOWN("config.linkerd.io/proxy-admin-shutdown", true, enabledDisabled()),
   PROXY_LOG_LEVEL(
       "config.linkerd.io/proxy-log-level",
@@ -100,46 +100,22 @@ public enum LinkerdAnnotation {
   WAIT_BEFORE_EXIT_SECONDS(
       "config.alpha.linkerd.io/proxy-wait-before-exit-seconds", true, new ValueFormat.Seconds()),
   /** The layout: this and the two older spellings below decide with the per-node rule. */
-  NATIVE_SIDECAR(
-      "config.linkerd.io/proxy-enable-native-sidecar",
-      true,
-      new ValueFormat.GoBool(),
-      Kind.DECISION),
+  NATIVE_SIDECAR("config.linkerd.io/proxy-enable-native-sidecar", true, new ValueFormat.GoBool()),
   NATIVE_SIDECAR_BETA(
-      "config.beta.linkerd.io/proxy-enable-native-sidecar",
-      false,
-      new ValueFormat.GoBool(),
-      Kind.DECISION),
+      "config.beta.linkerd.io/proxy-enable-native-sidecar", false, new ValueFormat.GoBool()),
   NATIVE_SIDECAR_ALPHA(
-      "config.alpha.linkerd.io/proxy-enable-native-sidecar",
-      true,
-      new ValueFormat.GoBool(),
-      Kind.DECISION),
-  PROXY_AWAIT("config.linkerd.io/proxy-await", true, enabledDisabled(), Kind.DECISION),
+      "config.alpha.linkerd.io/proxy-enable-native-sidecar", true, new ValueFormat.GoBool()),
+  PROXY_AWAIT("config.linkerd.io/proxy-await", true, enabledDisabled()),
   /**
    * Read by Linkerd only with a root init container, which this injector never renders: warned
    * about and ignored.
    */
-  CLOSE_WAIT_TIMEOUT(
-      "config.linkerd.io/close-wait-timeout", false, new ValueFormat.Duration(true), Kind.LEFT_OUT),
+  CLOSE_WAIT_TIMEOUT("config.linkerd.io/close-wait-timeout", false, new ValueFormat.Duration(true)),
   /**
    * Linkerd's injector sets LINKERD2_PROXY_INBOUND_PORTS from the pod's own ports after applying
    * this annotation, so it has no effect there; the same here.
    */
-  POD_INBOUND_PORTS(
-      "config.linkerd.io/pod-inbound-ports", true, new ValueFormat.Ports(), Kind.LEFT_OUT);
-
-  /** How the rest of the injector treats an annotation. */
-  public enum Kind {
-    /** Sets a template value of the pod. */
-    VALUE,
-    /** Chooses an image or the proxy's user: refused when the operator says so. */
-    IMAGE_OR_USER,
-    /** Read by the rule engine (layout, await). */
-    DECISION,
-    /** Recognised and not applied, with a warning saying why. */
-    LEFT_OUT
-  }
+  POD_INBOUND_PORTS("config.linkerd.io/pod-inbound-ports", true, new ValueFormat.Ports());
 
   /** Linkerd's own opt-out (and ingress mode), on a pod or its namespace. */
   public static final String INJECT = "linkerd.io/inject";
@@ -147,17 +123,11 @@ public enum LinkerdAnnotation {
   private final String key;
   private final boolean inherited;
   private final ValueFormat format;
-  private final Kind kind;
 
   LinkerdAnnotation(String key, boolean inherited, ValueFormat format) {
-    this(key, inherited, format, Kind.VALUE);
-  }
-
-  LinkerdAnnotation(String key, boolean inherited, ValueFormat format, Kind kind) {
     this.key = key;
     this.inherited = inherited;
     this.format = format;
-    this.kind = kind;
   }
 
   public String key() {
@@ -174,10 +144,6 @@ public enum LinkerdAnnotation {
 
   public ValueFormat format() {
     return format;
-  }
-
-  public Kind kind() {
-    return kind;
   }
 
   private static ValueFormat image() {

@@ -15,13 +15,12 @@ import java.util.List;
  * {@code .conf}, {@code .conflist} or {@code .json} (libcni's {@code ConfFiles}, containerd's
  * default {@code max_conf_num = 1}); a plugin chained in any later file is never called.
  *
- * @param configs the candidate files, sorted; empty when the node has no network config yet
- * @param active the first of them, or null
+ * @param active the first of the conf dir's {@link #candidates(List)}, or null when the node has no
+ *     network config yet
  * @param plugin the mesh plugin's entry in the active file, or null when it is not chained there
  * @param chainedElsewhere a later file that does chain it, or null
  */
-public record CniChain(
-    String confDir, List<String> configs, String active, JsonNode plugin, String chainedElsewhere) {
+public record CniChain(String active, JsonNode plugin, String chainedElsewhere) {
 
   /** Conflists are a few kB; the caps keep a broken or hostile one cheap to reject. */
   private static final ObjectMapper JSON =
@@ -36,10 +35,6 @@ public record CniChain(
           .build();
 
   private static final List<String> EXTENSIONS = List.of(".conf", ".conflist", ".json");
-
-  public CniChain {
-    configs = List.copyOf(configs);
-  }
 
   /** The candidate config files of a conf dir listing (already in byte order), in load order. */
   public static List<String> candidates(List<String> names) {

@@ -31,30 +31,4 @@ public record NodeMeasurements(
   public NodeMeasurements {
     active = active == null ? Map.of() : Map.copyOf(active);
   }
-
-  /** Measurements of a probe with the active check off: files only. */
-  public NodeMeasurements(
-      String osRelease,
-      String osProblem,
-      String kernel,
-      String kernelProblem,
-      KernelModules modules,
-      String modulesProblem,
-      HostIptables iptables,
-      String iptablesProblem,
-      CniMeasurement cni,
-      String selinux) {
-    this(
-        osRelease,
-        osProblem,
-        kernel,
-        kernelProblem,
-        modules,
-        modulesProblem,
-        iptables,
-        iptablesProblem,
-        cni,
-        selinux,
-        Map.of());
-  }
 }

@@ -31,10 +31,6 @@ public final class CapabilityResolver {
   private final CapabilitiesConfig config;
   private final boolean trustFutureReports;
 
-  public CapabilityResolver(CapabilitiesConfig config) {
-    this(config, false);
-  }
-
   /**
    * @param trustFutureReports take a report from ahead of the clock as its author dated it: only
    *     for a snapshot the operator supplies (a {@code --cluster} file), never for what the

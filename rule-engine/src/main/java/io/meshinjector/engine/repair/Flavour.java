@@ -33,18 +33,6 @@ public enum Flavour {
     return name().toLowerCase(Locale.ROOT);
   }
 
-  public String initContainer() {
-    return initContainer;
-  }
-
-  public String validator() {
-    return validator;
-  }
-
-  public int validatorExitCode() {
-    return validatorExitCode;
-  }
-
   /** The flavour whose redirect step this container is, if it is one. */
   public static Optional<Flavour> ofContainer(String name) {
     for (Flavour f : values()) {

@@ -9,8 +9,8 @@ public sealed interface RepairAction {
   record Report(Breakage breakage, RepairOutcome outcome, String event) implements RepairAction {}
 
   /**
-   * Nothing to do or say: the pod was already handled (one Event per pod, not one per status
-   * update), or it is still rate-limited and was reported as such already.
+   * Nothing to do or say: repair is off, the pod was already handled (one Event per pod, not one
+   * per status update), or it is still rate-limited or backed off and was reported as such already.
    */
-  record Quiet(String why) implements RepairAction {}
+  record Quiet() implements RepairAction {}
 }

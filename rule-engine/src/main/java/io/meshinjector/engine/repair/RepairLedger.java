@@ -40,13 +40,13 @@ public record RepairLedger(
     RepairLedger l = pruned(settings, now);
     RepairOutcome before = l.handled.get(b.podUid());
     if (settings.mode() == RepairMode.OFF) {
-      return new Step(new RepairAction.Quiet("repair is off"), l);
+      return new Step(new RepairAction.Quiet(), l);
     }
     // a rate-limited or backed-off pod is looked at again at each update: its minute or its
     // backoff may have passed; every other outcome is final for that pod
     boolean retry = before == RepairOutcome.RATE_LIMITED || before == RepairOutcome.BACKOFF;
     if (before != null && !retry) {
-      return new Step(new RepairAction.Quiet("already " + before.id()), l);
+      return new Step(new RepairAction.Quiet(), l);
     }
     String head =
         b.what()
@@ -73,7 +73,8 @@ public record RepairLedger(
     Instant last = l.repaired.get(b.sameFailureKey());
     if (last != null && now.isBefore(last.plus(settings.backoff()))) {
       if (before == RepairOutcome.BACKOFF) {
-        return new Step(new RepairAction.Quiet("still within the backoff"), l);
+        // still within the backoff
+        return new Step(new RepairAction.Quiet(), l);
       }
       return l.report(
           b,
@@ -90,7 +91,8 @@ public record RepairLedger(
     }
     if (l.deletions.size() >= settings.perNodePerMinute()) {
       if (before == RepairOutcome.RATE_LIMITED) {
-        return new Step(new RepairAction.Quiet("still rate-limited"), l);
+        // still rate-limited
+        return new Step(new RepairAction.Quiet(), l);
       }
       return l.report(
           b,

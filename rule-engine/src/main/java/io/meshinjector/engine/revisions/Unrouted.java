@@ -19,7 +19,7 @@ import java.util.Map;
  */
 public sealed interface Unrouted {
   /** This revision injects it, through the catch-all. */
-  record Mine(Route route) implements Unrouted {}
+  record Mine() implements Unrouted {}
 
   /** Another entry (a route's own, failing closed) or another revision injects it. */
   record Elsewhere(String why) implements Unrouted {}
@@ -44,7 +44,7 @@ public sealed interface Unrouted {
     }
     Route.Resolved resolved = (Route.Resolved) route;
     return resolved.revision().equals(self)
-        ? new Mine(resolved)
+        ? new Mine()
         : new Elsewhere("routed to revision " + resolved.revision());
   }
 }

@@ -55,7 +55,8 @@ class NodeChecksTest {
     return view.nodes(NOW);
   }
 
-  static final InMemoryClusterView VIEW = new InMemoryClusterView(CONFIG.capabilities());
+  static final InMemoryClusterView VIEW =
+      new InMemoryClusterView(CONFIG.capabilities(), warning -> {});
   static final NodeIndex INDEX = cluster(VIEW);
 
   @Test

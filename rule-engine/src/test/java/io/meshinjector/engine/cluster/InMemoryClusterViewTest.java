@@ -19,7 +19,7 @@ class InMemoryClusterViewTest {
   private static final Instant NOW = Instant.parse("2026-11-20T10:30:00Z");
 
   private final InMemoryClusterView view =
-      new InMemoryClusterView(ConfigLoader.defaults().engine().capabilities());
+      new InMemoryClusterView(ConfigLoader.defaults().engine().capabilities(), warning -> {});
 
   @Test
   void heartbeatDoesNotRebuildTheIndex() {
@@ -100,7 +100,7 @@ class InMemoryClusterViewTest {
       view.removeNode("centos-" + i);
     }
     assertThat(view.nodes(NOW).classes()).hasSize(1);
-    assertThat(view.nodes(NOW).classes().get(0).size()).isEqualTo(10);
+    assertThat(view.nodes(NOW).classes().get(0).members().cardinality()).isEqualTo(10);
   }
 
   @Test

@@ -28,7 +28,9 @@ class DecisionJsonTest {
             2,
             List.of("class 0"),
             List.of("w"),
-            List.of(new TraceStep("choice", "init/nft chosen")));
+            List.of(new TraceStep("choice", "init/nft chosen")),
+            null,
+            ConfigOverrides.NONE);
     String json = JSON.writeValueAsString(d.toJsonMap());
     assertThat(json)
         .isEqualTo(
@@ -51,7 +53,9 @@ class DecisionJsonTest {
             0,
             List.of(),
             List.of(),
-            List.of());
+            List.of(),
+            null,
+            ConfigOverrides.NONE);
     var node = JSON.readTree(JSON.writeValueAsString(d.toJsonMap()));
     assertThat(node.get("inject").asBoolean()).isFalse();
     assertThat(node.get("rejected").asBoolean()).isTrue();
@@ -68,7 +72,15 @@ class DecisionJsonTest {
     Plan p = new Plan(PathOption.CNI, ProxyPlacement.CONTAINER, false, null);
     Decision d =
         new Decision(
-            "a/Pod/b", new Outcome.Inject(p), List.of(), 0, List.of(), List.of(), List.of());
+            "a/Pod/b",
+            new Outcome.Inject(p),
+            List.of(),
+            0,
+            List.of(),
+            List.of(),
+            List.of(),
+            null,
+            ConfigOverrides.NONE);
     assertThat(d.toJsonMap().get("iptablesMode")).isNull();
     assertThat(d.summary()).isEqualTo("cni container");
   }

@@ -61,7 +61,7 @@ class ProbeParsersFuzzTest {
 
   static NodeMeasurements node(String osRelease, KernelModules modules, CniMeasurement cni) {
     return new NodeMeasurements(
-        osRelease, null, "6.1.0", null, modules, null, UBUNTU, null, cni, "enforcing");
+        osRelease, null, "6.1.0", null, modules, null, UBUNTU, null, cni, "enforcing", Map.of());
   }
 
   static final KernelModules SOME_MODULES =
@@ -142,13 +142,7 @@ class ProbeParsersFuzzTest {
                 return;
               }
               JsonNode plugin = CniChain.find(config, OPTIONS.cniPluginType());
-              CniChain chain =
-                  new CniChain(
-                      "/etc/cni/net.d",
-                      List.of("10-calico.conflist"),
-                      "10-calico.conflist",
-                      plugin,
-                      null);
+              CniChain chain = new CniChain("10-calico.conflist", plugin, null);
               assertWhole(
                   node(
                       "ID=x",
@@ -248,9 +242,7 @@ class ProbeParsersFuzzTest {
                         "ID=x",
                         SOME_MODULES,
                         new CniMeasurement.Measured(
-                            runtime,
-                            new CniChain(runtime.confDir(), List.of(), null, null, null),
-                            null)));
+                            runtime, new CniChain(null, null, null), null)));
               }
             });
   }

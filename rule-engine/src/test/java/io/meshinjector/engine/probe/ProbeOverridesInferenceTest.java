@@ -14,6 +14,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -53,7 +54,8 @@ class ProbeOverridesInferenceTest {
             null),
         null,
         new CniMeasurement.RuntimeUnreadable("not mounted in this test"),
-        "enforcing");
+        "enforcing",
+        Map.of());
   }
 
   @Test

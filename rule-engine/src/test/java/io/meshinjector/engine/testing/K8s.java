@@ -97,7 +97,8 @@ public final class K8s {
     r.setApiVersion(NodeCapabilityStatus.API_VERSION);
     r.setKind(NodeCapabilityStatus.KIND);
     r.setMetadata(new ObjectMetaBuilder().withName(node).build());
-    r.setAdditionalProperty("status", new NodeCapabilityStatus(observedAt, caps, facts).toMap());
+    r.setAdditionalProperty(
+        "status", new NodeCapabilityStatus(observedAt, caps, facts, Map.of()).toMap());
     return r;
   }
 

@@ -47,11 +47,7 @@ public sealed interface AdmissionReply {
 
   /** Refused: {@code allowed: false}, status code 403 and the reason in {@code status.message}. */
   record Refused(
-      AdmissionRequest request,
-      String reason,
-      String message,
-      List<String> warnings,
-      Map<String, String> audit)
+      AdmissionRequest request, String message, List<String> warnings, Map<String, String> audit)
       implements AdmissionReply {
     public Refused {
       Objects.requireNonNull(message, "message");
@@ -86,12 +82,8 @@ public sealed interface AdmissionReply {
   }
 
   static AdmissionReply refused(
-      AdmissionRequest request,
-      String reason,
-      String message,
-      List<String> warnings,
-      Map<String, String> audit) {
-    return new Refused(request, reason, message, warnings, audit);
+      AdmissionRequest request, String message, List<String> warnings, Map<String, String> audit) {
+    return new Refused(request, message, warnings, audit);
   }
 
   static AdmissionReply badRequest(String message) {

@@ -188,8 +188,7 @@ public final class PodAdmission {
         Map.of("decision", decision.summary(), "outcome", decision.outcomeCode());
     if (decision.outcome() instanceof Outcome.Refuse refuse) {
       log.info("refused ({}): {}", refuse.reason().code(), refuse.message());
-      return AdmissionReply.refused(
-          request, refuse.reason().code(), refuse.message(), warnings, audit);
+      return AdmissionReply.refused(request, refuse.message(), warnings, audit);
     }
     if (decision.outcome() instanceof Outcome.Skip skip) {
       if (!result.patch().isEmpty()) {
@@ -240,11 +239,7 @@ public final class PodAdmission {
       metrics.refusal("unknown-revision");
       return Optional.of(
           AdmissionReply.refused(
-              request,
-              "unknown-revision",
-              message,
-              List.of(),
-              Map.of("outcome", "unknown-revision")));
+              request, message, List.of(), Map.of("outcome", "unknown-revision")));
     }
     if (judged instanceof Unrouted.Elsewhere elsewhere) {
       log.debug("not this revision's ({}): {}", revision.name(), elsewhere.why());

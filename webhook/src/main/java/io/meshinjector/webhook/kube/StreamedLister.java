@@ -82,23 +82,11 @@ final class StreamedLister<T extends HasMetadata>
   private CompletableFuture<Listing<T>> early;
 
   /**
-   * @param watcher fabric8's lister for the same resources, for the watches
-   * @param executor where the blocking reads run: never the caller, which may be an event loop
-   */
-  StreamedLister(
-      KubernetesClient client,
-      String path,
-      Class<T> type,
-      UnaryOperator<T> trim,
-      ListerWatcher<T, ?> watcher,
-      Executor executor) {
-    this(client, path, bound(type, trim), trim, watcher, executor, Packer.none());
-  }
-
-  /**
    * @param listed how a listed object is read, trimmed: {@link #bound}, or a reader that keeps only
    *     what {@code trim} would as it parses
    * @param trim what a watched object is trimmed to
+   * @param watcher fabric8's lister for the same resources, for the watches
+   * @param executor where the blocking reads run: never the caller, which may be an event loop
    */
   StreamedLister(
       KubernetesClient client,

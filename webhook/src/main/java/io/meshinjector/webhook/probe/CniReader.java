@@ -43,7 +43,7 @@ final class CniReader {
       throws HostReadException {
     List<String> configs = CniChain.candidates(host.list(confDir));
     if (configs.isEmpty()) {
-      return new CniChain(confDir, configs, null, null, null);
+      return new CniChain(null, null, null);
     }
     String active = configs.get(0);
     JsonNode plugin = CniChain.find(parse(host, confDir + "/" + active), pluginType);
@@ -60,7 +60,7 @@ final class CniReader {
         }
       }
     }
-    return new CniChain(confDir, configs, active, plugin, elsewhere);
+    return new CniChain(active, plugin, elsewhere);
   }
 
   private static JsonNode parse(HostRoot host, String file) throws HostReadException {

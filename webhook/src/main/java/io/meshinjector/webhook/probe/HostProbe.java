@@ -52,22 +52,8 @@ public final class HostProbe {
   private final ProbeOptions options;
   private final ActiveIptablesCheck active;
 
-  public HostProbe(Path hostRoot) {
-    this(hostRoot, ProbeOptions.defaults());
-  }
-
-  public HostProbe(Path hostRoot, ProbeOptions options) {
-    this(hostRoot, options, null);
-  }
-
   /**
    * @param active the active iptables check, or null to read the node's files only
-   */
-  public HostProbe(Path hostRoot, ProbeOptions options, ActiveIptablesCheck active) {
-    this(new HostRoot(Objects.requireNonNull(hostRoot, "hostRoot")), options, active, null);
-  }
-
-  /**
    * @param kernelRoot where to read {@code /proc} files the host root lacks (the probe's own root,
    *     {@link #OWN_ROOT}, in the DaemonSet), or null to read the host root only
    */
@@ -80,10 +66,7 @@ public final class HostProbe {
         kernelRoot == null ? null : new HostRoot(kernelRoot));
   }
 
-  HostProbe(HostRoot host, ProbeOptions options) {
-    this(host, options, null, null);
-  }
-
+  /** What {@link #withKernelFallback} builds; tests hand it a host root that fails on purpose. */
   HostProbe(
       HostRoot host, ProbeOptions options, ActiveIptablesCheck active, HostRoot kernelFallback) {
     this.host = Objects.requireNonNull(host, "host");

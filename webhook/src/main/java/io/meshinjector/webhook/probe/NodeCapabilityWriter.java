@@ -95,11 +95,6 @@ public final class NodeCapabilityWriter {
   private final String fieldManager;
   private volatile boolean applySupported = true;
 
-  /** A writer for revision {@code default}. */
-  public NodeCapabilityWriter(KubernetesClient client) {
-    this(client, FIELD_MANAGER);
-  }
-
   /**
    * @param fieldManager the server-side apply field manager, {@link #fieldManager} of the probe's
    *     revision

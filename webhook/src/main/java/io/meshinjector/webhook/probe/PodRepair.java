@@ -130,11 +130,6 @@ public final class PodRepair implements AutoCloseable {
     return this;
   }
 
-  /** Whether the watch has listed the node's pods once. */
-  public boolean synced() {
-    return informer != null && informer.hasSynced();
-  }
-
   /** How many pods the watch holds: its node's, whatever the cluster's count. */
   public int watched() {
     return informer == null ? 0 : informer.getStore().list().size();

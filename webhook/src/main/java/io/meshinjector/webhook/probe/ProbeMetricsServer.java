@@ -42,10 +42,6 @@ public final class ProbeMetricsServer implements AutoCloseable {
     return registry;
   }
 
-  public int port() {
-    return server.port();
-  }
-
   @Override
   public void close() {
     server.disposeNow();

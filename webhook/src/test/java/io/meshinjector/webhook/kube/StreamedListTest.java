@@ -141,10 +141,11 @@ class StreamedListTest {
         new StreamedLister<>(
             client,
             "api/v1/nodes",
-            Node.class,
+            StreamedLister.bound(Node.class, Trimmed::node),
             Trimmed::node,
             (ListerWatcher<Node, ?>) client.nodes(),
-            Runnable::run);
+            Runnable::run,
+            StreamedLister.Packer.none());
 
     StreamedLister.Items<Node> first = lister.submitList(new ListOptions()).get();
     String firstPath = server.getLastRequest().getPath();

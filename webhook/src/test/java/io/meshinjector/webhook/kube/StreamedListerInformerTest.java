@@ -72,10 +72,11 @@ class StreamedListerInformerTest {
     return new StreamedLister<>(
         client,
         "api/v1/nodes",
-        Node.class,
+        StreamedLister.bound(Node.class, Trimmed::node),
         Trimmed::node,
         (ListerWatcher<Node, ?>) client.nodes(),
-        executor);
+        executor,
+        StreamedLister.Packer.none());
   }
 
   /**

@@ -45,13 +45,15 @@ class NodeHealthMetricsTest {
     r.setApiVersion(NodeCapabilityStatus.API_VERSION);
     r.setKind(NodeCapabilityStatus.KIND);
     r.setMetadata(new ObjectMetaBuilder().withName(node).build());
-    r.setAdditionalProperty("status", new NodeCapabilityStatus(at, caps, Map.of()).toMap());
+    r.setAdditionalProperty(
+        "status", new NodeCapabilityStatus(at, caps, Map.of(), Map.of()).toMap());
     return r;
   }
 
   @Test
   void theGaugesCountNodesByVerdictWithoutPathAndByProbeReport() {
-    InMemoryClusterView view = new InMemoryClusterView(CONFIG.engine().capabilities());
+    InMemoryClusterView view =
+        new InMemoryClusterView(CONFIG.engine().capabilities(), warning -> {});
     view.upsert(node("rhel", "Red Hat Enterprise Linux 8.10 (Ootpa)"));
     view.upsert(node("broken", "Red Hat Enterprise Linux 8.10 (Ootpa)"));
     view.upsert(node("old", "Red Hat Enterprise Linux 8.10 (Ootpa)"));
@@ -108,7 +110,8 @@ class NodeHealthMetricsTest {
 
   @Test
   void theOldestReportIsNaNWithoutReports() {
-    InMemoryClusterView view = new InMemoryClusterView(CONFIG.engine().capabilities());
+    InMemoryClusterView view =
+        new InMemoryClusterView(CONFIG.engine().capabilities(), warning -> {});
     view.upsert(node("rhel", "Red Hat Enterprise Linux 8.10 (Ootpa)"));
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     NodeHealthMetrics.register(

@@ -108,7 +108,8 @@ class ActiveIptablesCheckTest {
   }
 
   ProbeReport probe(HostFixture host, ActiveIptablesCheck active) {
-    return new HostProbe(host.root, ProbeOptions.defaults(), active).probe(NOW);
+    return HostProbe.withKernelFallback(host.root, ProbeOptions.defaults(), active, null)
+        .probe(NOW);
   }
 
   @Test

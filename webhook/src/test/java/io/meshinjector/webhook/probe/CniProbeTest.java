@@ -29,7 +29,8 @@ class CniProbeTest {
   @TempDir Path root;
 
   private ProbeReport probe(HostFixture host) {
-    return new HostProbe(host.root).probe(Instant.parse("2026-11-20T10:00:00Z"));
+    return HostProbe.withKernelFallback(host.root, ProbeOptions.defaults(), null, null)
+        .probe(Instant.parse("2026-11-20T10:00:00Z"));
   }
 
   @Test
@@ -313,7 +314,8 @@ class CniProbeTest {
             .binary("/opt/cni/bin/istio-cni");
 
     ProbeReport report =
-        new HostProbe(host.root, ProbeOptions.defaults().withCniPluginType("istio-cni"))
+        HostProbe.withKernelFallback(
+                host.root, ProbeOptions.defaults().withCniPluginType("istio-cni"), null, null)
             .probe(Instant.EPOCH);
 
     assertThat(report.status().capabilities()).containsEntry(CNI, READY);

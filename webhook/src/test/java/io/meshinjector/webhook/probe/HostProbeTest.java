@@ -34,7 +34,7 @@ class HostProbeTest {
   @TempDir Path root;
 
   static ProbeReport probe(HostFixture host) {
-    return new HostProbe(host.root).probe(NOW);
+    return HostProbe.withKernelFallback(host.root, ProbeOptions.defaults(), null, null).probe(NOW);
   }
 
   static Map<String, String> facts(ProbeReport r) {
@@ -277,7 +277,8 @@ class HostProbeTest {
 
     ProbeReport withFallback =
         HostProbe.withKernelFallback(root, ProbeOptions.defaults(), null, own).probe(NOW);
-    ProbeReport without = new HostProbe(root).probe(NOW);
+    ProbeReport without =
+        HostProbe.withKernelFallback(root, ProbeOptions.defaults(), null, null).probe(NOW);
 
     assertThat(withFallback.status().capabilities()).isEqualTo(without.status().capabilities());
     assertThat(facts(withFallback).get("reason.iptables-legacy"))

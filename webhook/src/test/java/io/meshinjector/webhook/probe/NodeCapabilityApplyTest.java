@@ -30,7 +30,8 @@ class NodeCapabilityApplyTest {
     server.expect().patch().withPath(PATH + "/status" + QUERY).andReturn(200, body).once();
 
     NodeCapabilityWriter.Method how =
-        new NodeCapabilityWriter(client)
+        new NodeCapabilityWriter(
+                client, NodeCapabilityWriter.fieldManager(NodeCapabilityWriter.DEFAULT_REVISION))
             .write(
                 "rhel-1",
                 NodeCapabilityWriterTest.report(

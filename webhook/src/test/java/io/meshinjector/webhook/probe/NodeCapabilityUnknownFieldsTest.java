@@ -83,7 +83,8 @@ class NodeCapabilityUnknownFieldsTest {
         .update();
 
     NodeCapabilityWriter.Method how =
-        new NodeCapabilityWriter(client)
+        new NodeCapabilityWriter(
+                client, NodeCapabilityWriter.fieldManager(NodeCapabilityWriter.DEFAULT_REVISION))
             .write(
                 "rhel-1",
                 NodeCapabilityWriterTest.report(

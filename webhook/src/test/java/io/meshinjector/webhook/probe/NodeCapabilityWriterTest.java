@@ -48,7 +48,8 @@ class NodeCapabilityWriterTest {
                 CapabilityKey.IPTABLES_LEGACY, Verdict.UNAVAILABLE,
                 CapabilityKey.IPTABLES_NFT, Verdict.AVAILABLE,
                 CapabilityKey.CNI, cni),
-            facts),
+            facts,
+            Map.of()),
         List.of());
   }
 
@@ -58,7 +59,9 @@ class NodeCapabilityWriterTest {
 
   @Test
   void createsTheObjectAndWritesItsStatus() {
-    NodeCapabilityWriter writer = new NodeCapabilityWriter(client);
+    NodeCapabilityWriter writer =
+        new NodeCapabilityWriter(
+            client, NodeCapabilityWriter.fieldManager(NodeCapabilityWriter.DEFAULT_REVISION));
     Instant at = Instant.parse("2026-11-20T10:00:00Z");
 
     NodeCapabilityWriter.Method how =
@@ -84,7 +87,9 @@ class NodeCapabilityWriterTest {
 
   @Test
   void aLaterRunReplacesTheStatusAndDropsFactsNoLongerReported() {
-    NodeCapabilityWriter writer = new NodeCapabilityWriter(client);
+    NodeCapabilityWriter writer =
+        new NodeCapabilityWriter(
+            client, NodeCapabilityWriter.fieldManager(NodeCapabilityWriter.DEFAULT_REVISION));
     writer.write(
         "rhel-1",
         report(

@@ -28,7 +28,8 @@ class UnreadableHostTest {
   @TempDir Path root;
 
   private ProbeReport probe(HostFixture host) {
-    return new HostProbe(host.root).probe(Instant.parse("2026-11-20T10:00:00Z"));
+    return HostProbe.withKernelFallback(host.root, ProbeOptions.defaults(), null, null)
+        .probe(Instant.parse("2026-11-20T10:00:00Z"));
   }
 
   @Test
@@ -257,7 +258,8 @@ class UnreadableHostTest {
             .binary("/opt/cni/bin/linkerd-cni");
 
     ProbeReport report =
-        new HostProbe(denying(host.root, "/opt/cni/bin/linkerd-cni"), ProbeOptions.defaults())
+        new HostProbe(
+                denying(host.root, "/opt/cni/bin/linkerd-cni"), ProbeOptions.defaults(), null, null)
             .probe(Instant.EPOCH);
 
     assertThat(report.status().capabilities()).containsEntry(CNI, UNKNOWN);
@@ -278,7 +280,7 @@ class UnreadableHostTest {
             .binary("/opt/cni/bin/linkerd-cni");
 
     ProbeReport report =
-        new HostProbe(denying(host.root, "/etc/containerd"), ProbeOptions.defaults())
+        new HostProbe(denying(host.root, "/etc/containerd"), ProbeOptions.defaults(), null, null)
             .probe(Instant.EPOCH);
 
     assertThat(report.status().capabilities()).containsEntry(CNI, UNKNOWN);

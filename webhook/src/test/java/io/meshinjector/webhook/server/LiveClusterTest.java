@@ -354,7 +354,7 @@ class LiveClusterTest {
     awaitInjectionLabel("shop");
     // a cache the watch has not reached yet: the namespace exists only in the API server
     InMemoryClusterView lagging =
-        new InMemoryClusterView(ConfigLoader.defaults().engine().capabilities());
+        new InMemoryClusterView(ConfigLoader.defaults().engine().capabilities(), warning -> {});
     for (Node n : client.nodes().list().getItems()) {
       lagging.upsertNode(n);
     }

@@ -11,6 +11,7 @@ import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -42,7 +43,7 @@ class CertsCommandTest {
         .contains("webhook.example");
     var set = new CertDirectory(dir).read();
     assertThat(
-            new CertificateValidator()
+            new CertificateValidator(Clock.systemUTC())
                 .validate(set, SubjectNames.of(List.of("webhook.example")))
                 .isValid())
         .isTrue();
@@ -71,7 +72,7 @@ class CertsCommandTest {
         .contains("replaced the set there (tls.crt does not cover b.example), with a new CA");
     assertThat(Files.readString(dir.resolve("tls.crt"))).isNotEqualTo(firstCrt);
     assertThat(
-            new CertificateValidator()
+            new CertificateValidator(Clock.systemUTC())
                 .validate(new CertDirectory(dir).read(), SubjectNames.of(List.of("b.example")))
                 .isValid())
         .isTrue();

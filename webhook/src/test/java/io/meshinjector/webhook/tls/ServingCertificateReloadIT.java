@@ -180,7 +180,7 @@ class ServingCertificateReloadIT {
   private Path plainFolder(String name, CertificateAuthority ca) throws Exception {
     Path dir = tmp.resolve(name);
     Files.createDirectories(dir);
-    Files.writeString(dir.resolve("ca.crt"), ca.certificatePem());
+    Files.writeString(dir.resolve("ca.crt"), Pem.certificate(ca.certificate()));
     return dir;
   }
 
@@ -292,7 +292,7 @@ class ServingCertificateReloadIT {
       Path dir, int generation, CertificateAuthority ca, KeyedCertificate cert) throws IOException {
     Path target = dir.resolve("..2026_11_22_10_00_0" + generation + ".000000" + generation);
     Files.createDirectories(target);
-    Files.writeString(target.resolve("ca.crt"), ca.certificatePem());
+    Files.writeString(target.resolve("ca.crt"), Pem.certificate(ca.certificate()));
     Files.writeString(target.resolve("tls.crt"), Pem.certificate(cert.certificate()));
     Files.writeString(target.resolve("tls.key"), Pem.privateKey(cert.privateKey()));
     Path data = dir.resolve("..data");

@@ -26,7 +26,7 @@ public final class TagSetter {
   static final int CONDITIONS_MINOR = 28;
 
   /**
-   * What was done, or with {@code written} false, what would be.
+   * What was done, or on a dry run what would be.
    *
    * @param from the revision the tag pointed at; empty when it is new
    * @param release the release that serves {@code to}
@@ -37,7 +37,6 @@ public final class TagSetter {
       Optional<String> from,
       String to,
       Revisions.Release release,
-      boolean written,
       List<String> followers) {
     public Outcome {
       followers = List.copyOf(followers);
@@ -83,7 +82,7 @@ public final class TagSetter {
     Optional<String> from = current.flatMap(TagWebhooks::revisionOf);
     List<String> followers = RouteFollowers.of(client, tag);
     if (from.isPresent() && from.get().equals(revision)) {
-      return new Outcome(tag, from, revision, release, false, followers);
+      return new Outcome(tag, from, revision, release, followers);
     }
     MutatingWebhookConfiguration desired;
     try {
@@ -97,7 +96,7 @@ public final class TagSetter {
         handOverFromTheRevisionDefault(read);
       }
     }
-    return new Outcome(tag, from, revision, release, !dryRun, followers);
+    return new Outcome(tag, from, revision, release, followers);
   }
 
   private void requireMatchConditions() {

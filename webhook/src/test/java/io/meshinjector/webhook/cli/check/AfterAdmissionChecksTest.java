@@ -291,7 +291,8 @@ class AfterAdmissionChecksTest {
     cniDaemonSet();
     reviewsAnswer(true);
     var config = ConfigLoader.fromYaml(CONFIG);
-    InMemoryClusterView view = new InMemoryClusterView(config.engine().capabilities());
+    InMemoryClusterView view =
+        new InMemoryClusterView(config.engine().capabilities(), warning -> {});
     view.upsert(
         new NodeBuilder()
             .withNewMetadata()

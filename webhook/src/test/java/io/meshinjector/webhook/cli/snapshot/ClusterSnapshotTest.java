@@ -105,7 +105,10 @@ class ClusterSnapshotTest {
             capability(
                 "n1",
                 new NodeCapabilityStatus(
-                        now, Map.of(CapabilityKey.IPTABLES_NFT, Verdict.UNAVAILABLE), Map.of())
+                        now,
+                        Map.of(CapabilityKey.IPTABLES_NFT, Verdict.UNAVAILABLE),
+                        Map.of(),
+                        Map.of())
                     .toMap()))
         .create();
     client
