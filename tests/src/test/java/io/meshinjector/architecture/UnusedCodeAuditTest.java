@@ -159,7 +159,7 @@ class UnusedCodeAuditTest {
                           .allMatch(f -> f.getModifiers().contains(STATIC))));
 
   /** Spring AOT's generated bean definitions: in target/classes only after the package phase. */
-  private static final Pattern SPRING_AOT = Pattern.compile(".*__\\w+\\.class$");
+  private static final Pattern SPRING_AOT = Pattern.compile(".*__[\\w$]+\\.class$");
 
   private static final ImportOption PRODUCTION = new ImportOption.DoNotIncludeTests();
 
