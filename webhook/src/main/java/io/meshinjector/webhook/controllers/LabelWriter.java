@@ -34,18 +34,47 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Each subject has its own thread, so a slow, paced pass over thousands of nodes never holds
  * back a namespace's label.
+ *
+ * <p>The echo wait and the pacing read a {@link Ticker}: the webhook passes {@link Ticker#SYSTEM};
+ * a test passes a fake that moves only when told, so it checks both without waiting.
  */
 public final class LabelWriter implements AutoCloseable {
 
   /** A patch the informer has not echoed back yet is not sent again before this. */
   static final Duration ECHO_WAIT = Duration.ofSeconds(10);
 
+  /** The time the echo wait and the pacing measure, and the pacing's wait for its next slot. */
+  public interface Ticker {
+    /** A monotonic reading in nanoseconds, as {@link System#nanoTime()}. */
+    long nanoTime();
+
+    /** Waits until the pacing's next slot, {@code nanos} from now. */
+    void sleep(long nanos) throws InterruptedException;
+
+    /** The JVM's monotonic clock, and a thread sleep. */
+    Ticker SYSTEM =
+        new Ticker() {
+          @Override
+          public long nanoTime() {
+            return System.nanoTime();
+          }
+
+          @Override
+          public void sleep(long nanos) throws InterruptedException {
+            TimeUnit.NANOSECONDS.sleep(nanos);
+          }
+        };
+  }
+
   private final List<Lane> lanes;
+  private final Ticker ticker;
   private volatile boolean leading;
 
-  public LabelWriter(KubernetesClient client, List<LabelSubject> subjects, Duration resyncPeriod) {
+  public LabelWriter(
+      KubernetesClient client, List<LabelSubject> subjects, Duration resyncPeriod, Ticker ticker) {
     Objects.requireNonNull(client, "client");
     Objects.requireNonNull(resyncPeriod, "resyncPeriod");
+    this.ticker = Objects.requireNonNull(ticker, "ticker");
     this.lanes = subjects.stream().map(s -> new Lane(s, client, resyncPeriod)).toList();
   }
 
@@ -88,7 +117,7 @@ public final class LabelWriter implements AutoCloseable {
     private final Map<String, Written> written = new ConcurrentHashMap<>();
 
     private ScheduledFuture<?> resync;
-    private long nextSlot = System.nanoTime();
+    private long nextSlot;
     private String lastProblem;
 
     private record Written(Map<String, String> patch, long atNanos) {}
@@ -101,6 +130,7 @@ public final class LabelWriter implements AutoCloseable {
       this.log = LoggerFactory.getLogger(subject.getClass());
       int rate = subject.patchesPerSecond();
       this.nanosPerPatch = rate > 0 ? TimeUnit.SECONDS.toNanos(1) / rate : 0;
+      this.nextSlot = ticker.nanoTime();
       this.executor = daemonThread(subject.thread());
       subject.onChange(this::changed);
     }
@@ -188,7 +218,7 @@ public final class LabelWriter implements AutoCloseable {
       Written last = written.get(name);
       if (last != null
           && last.patch().equals(patch)
-          && System.nanoTime() - last.atNanos() < ECHO_WAIT.toNanos()) {
+          && ticker.nanoTime() - last.atNanos() < ECHO_WAIT.toNanos()) {
         return leading; // sent; the watch has not shown it yet
       }
       if (!awaitSlot()) {
@@ -196,7 +226,7 @@ public final class LabelWriter implements AutoCloseable {
       }
       try {
         subject.object(name).patch(PatchContext.of(PatchType.JSON_MERGE), mergePatch(patch));
-        written.put(name, new Written(patch, System.nanoTime()));
+        written.put(name, new Written(patch, ticker.nanoTime()));
         lastProblem = null;
         subject.patched(name, patch);
       } catch (KubernetesClientException e) {
@@ -240,13 +270,13 @@ public final class LabelWriter implements AutoCloseable {
       if (nanosPerPatch == 0) {
         return leading;
       }
-      long now = System.nanoTime();
+      long now = ticker.nanoTime();
       long slot = Math.max(now, nextSlot);
       nextSlot = slot + nanosPerPatch;
       long wait = slot - now;
       if (wait > 0) {
         try {
-          TimeUnit.NANOSECONDS.sleep(wait);
+          ticker.sleep(wait);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           return false;

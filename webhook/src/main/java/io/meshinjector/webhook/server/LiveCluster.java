@@ -156,7 +156,8 @@ public final class LiveCluster implements ClusterConnection {
           "labels: policy.publishLabels is off: no capability label is written, and"
               + " policy.mixedNodes constrain acts as reject");
     }
-    labels = new LabelWriter(client, subjects, settings.labelResyncPeriod());
+    labels =
+        new LabelWriter(client, subjects, settings.labelResyncPeriod(), LabelWriter.Ticker.SYSTEM);
     tags =
         new TagKeeper(
             client, revisions, revision, TlsSettings.from(config).webhookConfigurationName());

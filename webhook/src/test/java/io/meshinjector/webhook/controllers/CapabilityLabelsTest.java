@@ -148,7 +148,9 @@ class CapabilityLabelsTest {
     Map<String, String> wanted =
         Map.of(PREFIX + "iptables-nft", "available", PREFIX + "iptables-legacy", "unavailable");
     OneNode subject = new OneNode(client, "rhel-1", wanted);
-    try (LabelWriter writer = new LabelWriter(client, List.of(subject), Duration.ofMillis(100))) {
+    try (LabelWriter writer =
+        new LabelWriter(
+            client, List.of(subject), Duration.ofMillis(100), LabelWriter.Ticker.SYSTEM)) {
       writer.startLeading();
       await(
           "the writer patched the node",
