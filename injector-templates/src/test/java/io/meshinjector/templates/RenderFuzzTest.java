@@ -10,10 +10,13 @@ import io.meshinjector.engine.decision.PathOption;
 import io.meshinjector.engine.decision.ProxyPlacement;
 import io.meshinjector.fuzz.Fuzz;
 import io.meshinjector.fuzz.JsonMutations;
-import java.util.ArrayList;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,10 +30,23 @@ class RenderFuzzTest {
   static final ObjectMapper JSON = new ObjectMapper();
   static final PodInjector INJECTOR = Fixtures.injector();
 
+  /**
+   * The corpus's distinct pods, each once: the pods the Linkerd goldens inject (13, of which
+   * emojivoto-list repeats emojivoto-deployment's) and the Istio goldens' inputs (28, of which
+   * daemonset repeats hello, and list hello-multi's two). The Linkerd cases render one workload
+   * sixteen times and the Istio ones each input in three layouts, so a seed taken per case would
+   * mostly be a copy.
+   */
+  static final int DISTINCT_PODS = 12 + 25;
+
+  @Test
+  void theSeedsAreTheCorpussDistinctPods() {
+    assertThat(seeds().size()).as("distinct seed pods").isEqualTo(DISTINCT_PODS);
+  }
+
   @Test
   void injectedPodsKeepTheLayout() throws Exception {
-    List<byte[]> seeds = new ArrayList<>();
-    Cases.all().limit(12).forEach(c -> c.pods().forEach(p -> seeds.add(bytes(p))));
+    List<byte[]> seeds = seeds();
     String proxy = Fixtures.linkerdTestConfig().proxyContainerName();
     List<PathOption> paths =
         List.of(PathOption.CNI, PathOption.INIT_NFT, PathOption.INIT_LEGACY, PathOption.INIT_PLAIN);
@@ -80,6 +96,17 @@ class RenderFuzzTest {
     assertThat(checked.get())
         .as("renderings that reached the checks")
         .isGreaterThanOrEqualTo(seeds.size() * paths.size() * ProxyPlacement.values().length);
+  }
+
+  /** Every pod the goldens of both flavours inject, without copies, in the corpus's order. */
+  static List<byte[]> seeds() {
+    Map<String, byte[]> distinct = new LinkedHashMap<>();
+    Stream.concat(
+            Cases.all().filter(Cases.Case::injects).flatMap(c -> c.pods().stream()),
+            IstioCases.all().flatMap(c -> c.pods().stream()))
+        .map(RenderFuzzTest::bytes)
+        .forEach(b -> distinct.putIfAbsent(new String(b, StandardCharsets.UTF_8), b));
+    return List.copyOf(distinct.values());
   }
 
   private static boolean validPod(Pod pod) {
