@@ -231,8 +231,10 @@ public final class LabelWriter implements AutoCloseable {
         subject.patched(name, patch);
       } catch (KubernetesClientException e) {
         // an object deleted meanwhile is no failure worth a line; a failure that repeats (RBAC,
-        // an admission policy) is logged once, not once an object
-        String problem = subject.problem(e);
+        // an admission policy) is logged once, not once an object: the API server's message
+        // names the object ("nodes \"rhel-1\" is forbidden"), so the name is not part of what
+        // makes two failures the same
+        String problem = subject.problem(e).replace(name, "<object>");
         boolean warn = e.getCode() != 404 && !problem.equals(lastProblem);
         if (warn) {
           lastProblem = problem;

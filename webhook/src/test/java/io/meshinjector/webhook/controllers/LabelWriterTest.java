@@ -308,6 +308,35 @@ class LabelWriterTest {
   }
 
   /**
+   * A failure for every object alike (RBAC refusing the patch cluster-wide) is warned once, though
+   * the API server's message names each object.
+   */
+  @Test
+  void theSameFailureOnEachObjectIsWarnedOnce() throws Exception {
+    for (String name : List.of("locked-a", "locked-b")) {
+      server
+          .expect()
+          .patch()
+          .withPath("/api/v1/namespaces/" + name)
+          .andReturn(
+              403,
+              "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"reason\":"
+                  + "\"Forbidden\",\"code\":403,\"message\":\"namespaces \\\""
+                  + name
+                  + "\\\" is forbidden\"}")
+          .always();
+      create(name, Map.of());
+    }
+    Namespaces subject = namespaces(0, "locked-a", "locked-b");
+    subject.set("locked-a", Map.of(KEY + "x", "1"), Map.of());
+    subject.set("locked-b", Map.of(KEY + "x", "1"), Map.of());
+    start(subject);
+    assertThat(pass())
+        .containsExactly(
+            "failed locked-a 403 with a warning", "failed locked-b 403 quietly", "pass end");
+  }
+
+  /**
    * Namespaces whose wanted and present labels the test sets, read through that view and patched in
    * the mock. Each pass ends with reading {@link #PASS_END}, the last of its names.
    */
