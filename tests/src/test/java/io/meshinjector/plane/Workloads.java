@@ -117,16 +117,22 @@ public final class Workloads {
     return scheduled(admin, namespace, app, count, Duration.ofSeconds(60));
   }
 
+  /**
+   * The pods of {@code app} bound to nodes, once there are at least {@code count}. Only bound ones:
+   * a controller may add a pod meanwhile (a CronJob's next run) that is not yet scheduled.
+   */
   public static List<Pod> scheduled(
       KubernetesClient admin, String namespace, String app, int count, Duration limit) {
     Await.until(
         count + " pods of " + namespace + "/" + app + " bound to nodes",
         limit,
-        () ->
-            admin.pods().inNamespace(namespace).withLabel("app", app).list().getItems().stream()
-                    .filter(p -> p.getSpec().getNodeName() != null)
-                    .count()
-                >= count);
-    return admin.pods().inNamespace(namespace).withLabel("app", app).list().getItems();
+        () -> bound(admin, namespace, app).size() >= count);
+    return bound(admin, namespace, app);
+  }
+
+  private static List<Pod> bound(KubernetesClient admin, String namespace, String app) {
+    return admin.pods().inNamespace(namespace).withLabel("app", app).list().getItems().stream()
+        .filter(p -> p.getSpec().getNodeName() != null)
+        .toList();
   }
 }
