@@ -244,6 +244,21 @@ class RealNodeIT {
     Secret tls = tlsSecret();
     assertThat(decode(mwc.getWebhooks().get(0).getClientConfig().getCaBundle()))
         .isEqualTo(decode(tls.getData().get("ca.crt")));
+    // the pods turn Ready before kube-proxy routes the Service to them (the EndpointSlice, then
+    // kube-proxy's next sync): until then a connection is refused, as it is for the API server
+    Await.until(
+        "kube-proxy routing the webhook Service to a replica",
+        Duration.ofSeconds(60),
+        () -> {
+          try {
+            servedThroughTheService();
+            return true;
+          } catch (java.net.ConnectException e) {
+            return false;
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        });
     X509Certificate served = servedThroughTheService();
     assertThat(served).isEqualTo(Pem.readCertificate(decode(tls.getData().get("tls.crt"))));
     assertThat(chainsTo(served, decode(mwc.getWebhooks().get(0).getClientConfig().getCaBundle())))
