@@ -12,11 +12,11 @@ public record CheckReport(List<CheckResult> results) {
   }
 
   public boolean failed() {
-    return results.stream().anyMatch(r -> r instanceof CheckResult.Fail);
+    return results.stream().anyMatch(CheckResult::failed);
   }
 
-  public long count(Class<? extends CheckResult> kind) {
-    return results.stream().filter(kind::isInstance).count();
+  public long count(CheckResult.Level level) {
+    return results.stream().filter(r -> r.level() == level).count();
   }
 
   /**
@@ -44,8 +44,8 @@ public record CheckReport(List<CheckResult> results) {
           }
           s.append('\n');
         });
-    long fails = count(CheckResult.Fail.class);
-    long warns = count(CheckResult.Warn.class);
+    long fails = count(CheckResult.Level.FAIL);
+    long warns = count(CheckResult.Level.WARN);
     s.append("Status check results are ")
         .append(fails > 0 ? "×" : "√")
         .append(" (")

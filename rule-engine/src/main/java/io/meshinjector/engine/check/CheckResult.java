@@ -8,39 +8,21 @@ import java.util.Objects;
  * One line of {@code mesh-injector check}: a check that passed, one that warns of what will break,
  * or one that failed because pod creation or injection is broken now. Only a failure makes the
  * command exit non-zero, so a warning must never hide something that breaks pods today.
+ *
+ * @param level how the line ended
+ * @param group the heading the line is printed under, e.g. {@code nodes}
+ * @param name what was checked, as a short phrase
+ * @param detail what was found
+ * @param hint how to fix it; empty for a pass, never empty for a warning or a failure
  */
-public sealed interface CheckResult {
-  /** The heading the line is printed under, e.g. {@code nodes}. */
-  String group();
-
-  /** What was checked, as a short phrase. */
-  String name();
-
-  /** What was found. */
-  String detail();
-
-  /** How the line ended: pass, warn or fail. */
-  Level level();
-
-  /** The symbol {@code linkerd check} users read: √, ‼ or ×. */
-  default String symbol() {
-    return level().symbol;
-  }
-
-  /** {@code pass}, {@code warn} or {@code fail}, for JSON output. */
-  default String status() {
-    return level().status;
-  }
-
-  /** How to fix it; empty for a pass. */
-  default String hint() {
-    return "";
-  }
+public record CheckResult(Level level, String group, String name, String detail, String hint) {
 
   /** The three ends of a check, with their symbol and JSON word. */
-  enum Level {
+  public enum Level {
     PASS("√", "pass"),
+    /** Something that will break pods, or that {@code check} could not judge. */
     WARN("‼", "warn"),
+    /** Pod creation or injection broken now: {@code check} exits non-zero. */
     FAIL("×", "fail");
 
     private final String symbol;
@@ -52,59 +34,52 @@ public sealed interface CheckResult {
     }
   }
 
-  record Pass(String group, String name, String detail) implements CheckResult {
-    public Pass {
-      requireNamed(group, name);
-      detail = detail == null ? "" : detail;
-    }
-
-    @Override
-    public Level level() {
-      return Level.PASS;
-    }
-  }
-
-  /** Something that will break pods, or that {@code check} could not judge. */
-  record Warn(String group, String name, String detail, String hint) implements CheckResult {
-    public Warn {
-      requireNamed(group, name);
-      detail = detail == null ? "" : detail;
-      Objects.requireNonNull(hint, "hint");
-    }
-
-    @Override
-    public Level level() {
-      return Level.WARN;
-    }
-  }
-
-  /** Pod creation or injection broken now: {@code check} exits non-zero. */
-  record Fail(String group, String name, String detail, String hint) implements CheckResult {
-    public Fail {
-      requireNamed(group, name);
-      detail = detail == null ? "" : detail;
-      Objects.requireNonNull(hint, "hint");
-    }
-
-    @Override
-    public Level level() {
-      return Level.FAIL;
-    }
-  }
-
-  private static void requireNamed(String group, String name) {
+  public CheckResult {
+    Objects.requireNonNull(level, "level");
     Objects.requireNonNull(group, "group");
     Objects.requireNonNull(name, "name");
+    detail = detail == null ? "" : detail;
+    Objects.requireNonNull(hint, "hint");
+    if (level == Level.PASS && !hint.isEmpty()) {
+      throw new IllegalArgumentException("a pass has no hint: " + hint);
+    }
+  }
+
+  public static CheckResult pass(String group, String name, String detail) {
+    return new CheckResult(Level.PASS, group, name, detail, "");
+  }
+
+  public static CheckResult warn(String group, String name, String detail, String hint) {
+    return new CheckResult(Level.WARN, group, name, detail, hint);
+  }
+
+  public static CheckResult fail(String group, String name, String detail, String hint) {
+    return new CheckResult(Level.FAIL, group, name, detail, hint);
+  }
+
+  /** Whether this line makes {@code check} exit non-zero. */
+  public boolean failed() {
+    return level == Level.FAIL;
+  }
+
+  /** The symbol {@code linkerd check} users read: √, ‼ or ×. */
+  public String symbol() {
+    return level.symbol;
+  }
+
+  /** {@code pass}, {@code warn} or {@code fail}, for JSON output. */
+  public String status() {
+    return level.status;
   }
 
   /** The JSON object of {@code check -o json}. */
-  default Map<String, Object> toJsonMap() {
+  public Map<String, Object> toJsonMap() {
     Map<String, Object> m = new LinkedHashMap<>();
-    m.put("group", group());
-    m.put("check", name());
+    m.put("group", group);
+    m.put("check", name);
     m.put("status", status());
-    m.put("detail", detail());
-    m.put("hint", hint().isEmpty() ? null : hint());
+    m.put("detail", detail);
+    m.put("hint", hint.isEmpty() ? null : hint);
     return m;
   }
 }

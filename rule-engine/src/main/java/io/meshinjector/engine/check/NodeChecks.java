@@ -1,8 +1,5 @@
 package io.meshinjector.engine.check;
 
-import io.meshinjector.engine.check.CheckResult.Fail;
-import io.meshinjector.engine.check.CheckResult.Pass;
-import io.meshinjector.engine.check.CheckResult.Warn;
 import io.meshinjector.engine.decision.PathOption;
 import io.meshinjector.engine.rules.Viability;
 import java.time.Duration;
@@ -36,14 +33,15 @@ public final class NodeChecks {
   public static List<CheckResult> paths(
       int nodes, List<NodePaths.NoPath> withoutPath, List<PathOption> preference) {
     if (withoutPath.isEmpty()) {
-      return List.of(new Pass(NODES, "a redirect path works on every node", nodes + " nodes"));
+      return List.of(
+          CheckResult.pass(NODES, "a redirect path works on every node", nodes + " nodes"));
     }
     String fix =
         preference.stream().map(Viability::fix).distinct().collect(Collectors.joining("; or "));
     List<CheckResult> out = new ArrayList<>();
     for (NodePaths.NoPath p : withoutPath.subList(0, Math.min(MAX_LINES, withoutPath.size()))) {
       out.add(
-          new Warn(
+          CheckResult.warn(
               NODES,
               "no redirect path works on node " + p.node(),
               p.lacks(),
@@ -51,7 +49,7 @@ public final class NodeChecks {
     }
     if (withoutPath.size() > MAX_LINES) {
       out.add(
-          new Warn(
+          CheckResult.warn(
               NODES,
               "no redirect path works on " + (withoutPath.size() - MAX_LINES) + " more nodes",
               "of " + nodes + " nodes, " + withoutPath.size() + " have no working path",
@@ -64,7 +62,7 @@ public final class NodeChecks {
     List<CheckResult> out = new ArrayList<>();
     if (!coverage.missing().isEmpty()) {
       out.add(
-          new Warn(
+          CheckResult.warn(
               PROBE,
               coverage.missing().size() + " nodes have no probe report",
               names(coverage.missing()),
@@ -74,7 +72,7 @@ public final class NodeChecks {
     List<ProbeCoverage.Stale> stale = coverage.stale();
     for (ProbeCoverage.Stale s : stale.subList(0, Math.min(MAX_LINES, stale.size()))) {
       out.add(
-          new Warn(
+          CheckResult.warn(
               PROBE,
               "the probe report of node " + s.node() + " is stale",
               "reported "
@@ -88,7 +86,7 @@ public final class NodeChecks {
     }
     if (stale.size() > MAX_LINES) {
       out.add(
-          new Warn(
+          CheckResult.warn(
               PROBE,
               (stale.size() - MAX_LINES) + " more nodes have stale probe reports",
               stale.size() + " in all",
@@ -96,7 +94,7 @@ public final class NodeChecks {
     }
     if (out.isEmpty()) {
       out.add(
-          new Pass(
+          CheckResult.pass(
               PROBE,
               "every node has a probe report within capabilities.probeTtl",
               coverage.fresh() + " reports"));
@@ -108,7 +106,7 @@ public final class NodeChecks {
   public static List<CheckResult> podsAtRisk(int injectedRunning, List<PodsAtRisk.AtRisk> atRisk) {
     if (atRisk.isEmpty()) {
       return List.of(
-          new Pass(
+          CheckResult.pass(
               PODS,
               "every running injected pod's path still works on its node",
               injectedRunning + " running injected pods"));
@@ -128,7 +126,7 @@ public final class NodeChecks {
             lines.add((risks.size() - MAX_LINES) + " more");
           }
           out.add(
-              new Fail(
+              CheckResult.fail(
                   PODS,
                   risks.size() + " pods at risk in namespace " + ns,
                   String.join(", ", lines),
@@ -143,7 +141,7 @@ public final class NodeChecks {
   public static CheckResult certificate(String what, Instant notAfter, Instant now) {
     Duration left = Duration.between(now, notAfter);
     if (left.isNegative() || left.isZero()) {
-      return new Fail(
+      return CheckResult.fail(
           CERTIFICATE,
           what + " has expired",
           "notAfter " + notAfter,
@@ -151,14 +149,15 @@ public final class NodeChecks {
               + " nothing: the replicas reload it");
     }
     if (left.compareTo(EXPIRY_WARNING) < 0) {
-      return new Warn(
+      return CheckResult.warn(
           CERTIFICATE,
           what + " expires in " + age(left),
           "notAfter " + notAfter,
           "renew it before then (docs/certificates.md); in self-managed mode check that the"
               + " elected replica runs and its log names no renewal failure");
     }
-    return new Pass(CERTIFICATE, what + " is valid", "for " + age(left) + ", until " + notAfter);
+    return CheckResult.pass(
+        CERTIFICATE, what + " is valid", "for " + age(left) + ", until " + notAfter);
   }
 
   static String names(List<String> nodes) {

@@ -3,8 +3,6 @@ package io.meshinjector.engine.check;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.meshinjector.engine.check.CheckResult.Pass;
-import io.meshinjector.engine.check.CheckResult.Warn;
 import io.meshinjector.engine.decision.Annotations;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -263,7 +261,7 @@ public final class ProxyDrift {
                 : "");
     if (report.drifted().isEmpty()) {
       out.add(
-          new Pass(
+          CheckResult.pass(
               GROUP,
               "running injected pods have the release's proxy "
                   + baseline.proxyVersion()
@@ -290,7 +288,7 @@ public final class ProxyDrift {
             "injected with another config than the release's (" + baseline.configDigest() + ")");
       }
       out.add(
-          new Warn(
+          CheckResult.warn(
               GROUP,
               d.pods()
                   + " pods of "
@@ -307,7 +305,7 @@ public final class ProxyDrift {
         rest += d.pods();
       }
       out.add(
-          new Warn(
+          CheckResult.warn(
               GROUP,
               rest
                   + " pods of "

@@ -68,7 +68,10 @@ class NodeChecksTest {
     assertThat(NodePaths.countWithoutPath(INDEX, VIABILITY, CONFIG.policy().preference()))
         .isEqualTo(1);
     List<CheckResult> lines = NodeChecks.paths(5, none, CONFIG.policy().preference());
-    assertThat(lines).singleElement().isInstanceOf(CheckResult.Warn.class);
+    assertThat(lines)
+        .singleElement()
+        .extracting(CheckResult::level)
+        .isEqualTo(CheckResult.Level.WARN);
     assertThat(lines.get(0).name()).isEqualTo("no redirect path works on node broken");
     assertThat(lines.get(0).hint()).contains("nf_tables");
   }
@@ -129,7 +132,7 @@ class NodeChecksTest {
             new InjectedPod("batch", "d", "rhel-ok", "init/nft native-sidecar await"));
     List<PodsAtRisk.AtRisk> risks = PodsAtRisk.find(pods, INDEX, VIABILITY);
     List<CheckResult> lines = NodeChecks.podsAtRisk(pods.size(), risks);
-    assertThat(lines).hasSize(2).allMatch(l -> l instanceof CheckResult.Fail);
+    assertThat(lines).hasSize(2).allMatch(l -> l.level() == CheckResult.Level.FAIL);
     assertThat(lines.get(0).name()).isEqualTo("1 pods at risk in namespace batch");
     assertThat(lines.get(1).name()).isEqualTo("2 pods at risk in namespace shop");
     assertThat(lines.get(1).detail()).contains("a on broken (init/nft: iptables-nft unavailable");
@@ -137,7 +140,8 @@ class NodeChecksTest {
     assertThat(new CheckReport(lines).failed()).isTrue();
     assertThat(NodeChecks.podsAtRisk(1, List.of()))
         .singleElement()
-        .isInstanceOf(CheckResult.Pass.class);
+        .extracting(CheckResult::level)
+        .isEqualTo(CheckResult.Level.PASS);
   }
 
   @Test
@@ -150,28 +154,31 @@ class NodeChecksTest {
     assertThat(coverage.fresh()).isEqualTo(1);
     assertThat(coverage.oldest()).contains(Duration.ofDays(2));
     List<CheckResult> lines = NodeChecks.probes(coverage, ttl);
-    assertThat(lines).hasSize(2).allMatch(l -> l instanceof CheckResult.Warn);
+    assertThat(lines).hasSize(2).allMatch(l -> l.level() == CheckResult.Level.WARN);
     assertThat(lines.get(1).name()).isEqualTo("the probe report of node stale is stale");
     assertThat(lines.get(1).detail()).startsWith("reported 2d0h ago");
 
     ProbeCoverage all = ProbeCoverage.assess(List.of("broken"), VIEW.probeReportTimes(), NOW, ttl);
-    assertThat(NodeChecks.probes(all, ttl)).singleElement().isInstanceOf(CheckResult.Pass.class);
+    assertThat(NodeChecks.probes(all, ttl))
+        .singleElement()
+        .extracting(CheckResult::level)
+        .isEqualTo(CheckResult.Level.PASS);
   }
 
   static Stream<Arguments> certificates() {
     return Stream.of(
-        Arguments.of(Duration.ofDays(-1), CheckResult.Fail.class),
-        Arguments.of(Duration.ZERO, CheckResult.Fail.class),
-        Arguments.of(Duration.ofDays(29), CheckResult.Warn.class),
-        Arguments.of(Duration.ofDays(31), CheckResult.Pass.class));
+        Arguments.of(Duration.ofDays(-1), CheckResult.Level.FAIL),
+        Arguments.of(Duration.ZERO, CheckResult.Level.FAIL),
+        Arguments.of(Duration.ofDays(29), CheckResult.Level.WARN),
+        Arguments.of(Duration.ofDays(31), CheckResult.Level.PASS));
   }
 
   @ParameterizedTest(name = "{0} left: {1}")
   @MethodSource("certificates")
   void theCertificateFailsWhenExpiredAndWarnsWithinThirtyDays(
-      Duration left, Class<? extends CheckResult> expected) {
-    assertThat(NodeChecks.certificate("the serving certificate", NOW.plus(left), NOW))
-        .isInstanceOf(expected);
+      Duration left, CheckResult.Level expected) {
+    assertThat(NodeChecks.certificate("the serving certificate", NOW.plus(left), NOW).level())
+        .isEqualTo(expected);
   }
 
   @Test
@@ -179,16 +186,16 @@ class NodeChecksTest {
     CheckReport warnOnly =
         new CheckReport(
             List.of(
-                new CheckResult.Pass("a", "one", "fine"),
-                new CheckResult.Warn("a", "two", "meh", "do this"),
-                new CheckResult.Pass("b", "three", "")));
+                CheckResult.pass("a", "one", "fine"),
+                CheckResult.warn("a", "two", "meh", "do this"),
+                CheckResult.pass("b", "three", "")));
     assertThat(warnOnly.failed()).isFalse();
     assertThat(warnOnly.text())
         .isEqualTo(
             "a\n-\n√ one: fine\n‼ two: meh\n    see: do this\n\nb\n-\n√ three\n\n"
                 + "Status check results are √ (2 passed, 1 warnings, 0 failed)\n");
     CheckReport failed =
-        new CheckReport(List.of(new CheckResult.Fail("a", "four", "broken", "fix it")));
+        new CheckReport(List.of(CheckResult.fail("a", "four", "broken", "fix it")));
     assertThat(failed.failed()).isTrue();
     assertThat(failed.toJsonMap()).containsEntry("success", false);
     assertThat(failed.text()).contains("× four: broken\n    see: fix it");

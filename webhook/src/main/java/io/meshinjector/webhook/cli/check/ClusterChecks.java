@@ -7,9 +7,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.VersionInfo;
 import io.meshinjector.engine.check.CheckResult;
-import io.meshinjector.engine.check.CheckResult.Fail;
-import io.meshinjector.engine.check.CheckResult.Pass;
-import io.meshinjector.engine.check.CheckResult.Warn;
 import io.meshinjector.engine.check.NodeChecks;
 import io.meshinjector.engine.check.NodePaths;
 import io.meshinjector.engine.check.ProxyDrift;
@@ -142,7 +139,7 @@ public final class ClusterChecks {
     try {
       info = client.getKubernetesVersion();
     } catch (KubernetesClientException e) {
-      return new Fail(
+      return CheckResult.fail(
           API,
           "can reach the API server",
           ClusterSnapshot.cause(e),
@@ -151,7 +148,7 @@ public final class ClusterChecks {
     Optional<int[]> parsed = ServerVersion.parse(info);
     String version = info == null ? "unknown" : info.getGitVersion();
     if (parsed.isEmpty()) {
-      return new Warn(
+      return CheckResult.warn(
           API, "API server version", version, "the version could not be read; see docs/deploy.md");
     }
     int[] v = parsed.get();
@@ -170,13 +167,13 @@ public final class ClusterChecks {
                     + " policies");
     String detail = version + ": " + String.join("; ", means);
     if (minor < 30) {
-      return new Warn(
+      return CheckResult.warn(
           API,
           "API server version",
           detail,
           "Kubernetes 1.30 or later runs every part of the chart (docs/deploy.md)");
     }
-    return new Pass(API, "API server version", detail);
+    return CheckResult.pass(API, "API server version", detail);
   }
 
   /** The view, read once; a failure to read it becomes a failed check. */
@@ -187,7 +184,7 @@ public final class ClusterChecks {
       snapshot = ClusterSnapshot.read(client, config.engine().capabilities(), namespaces::add);
     } catch (ClusterReadException e) {
       out.add(
-          new Fail(
+          CheckResult.fail(
               NodeChecks.NODES,
               "can read nodes, namespaces and node capabilities",
               e.getMessage(),
@@ -199,7 +196,7 @@ public final class ClusterChecks {
       // before an install the chart's CRD is not there yet, and nothing is missing
       if (!(preInstall && note.equals(ClusterSnapshot.CRD_MISSING))) {
         out.add(
-            new Warn(
+            CheckResult.warn(
                 NodeChecks.NODES,
                 "the cluster view is partial",
                 note,

@@ -15,9 +15,6 @@ import io.meshinjector.certs.CertificateValidator;
 import io.meshinjector.certs.CertsException;
 import io.meshinjector.engine.capability.NodeCapabilityStatus;
 import io.meshinjector.engine.check.CheckResult;
-import io.meshinjector.engine.check.CheckResult.Fail;
-import io.meshinjector.engine.check.CheckResult.Pass;
-import io.meshinjector.engine.check.CheckResult.Warn;
 import io.meshinjector.engine.check.NodeChecks;
 import io.meshinjector.engine.check.NodePaths;
 import io.meshinjector.engine.check.PodsAtRisk;
@@ -78,7 +75,7 @@ final class InstallChecks {
     try {
       crd = client.apiextensions().v1().customResourceDefinitions().withName(CRD).get();
     } catch (KubernetesClientException e) {
-      return new Fail(
+      return CheckResult.fail(
           INSTALL,
           "the NodeCapability CRD is established",
           ClusterSnapshot.cause(e),
@@ -91,14 +88,14 @@ final class InstallChecks {
             && crd.getStatus().getConditions().stream()
                 .anyMatch(c -> "Established".equals(c.getType()) && "True".equals(c.getStatus()));
     if (!established) {
-      return new Fail(
+      return CheckResult.fail(
           INSTALL,
           "the NodeCapability CRD is established",
           crd == null ? CRD + " not found" : CRD + " is not established yet",
           "install the chart (helm install), which ships the CRD; helm does not upgrade CRDs:"
               + " kubectl apply -f helm/mesh-injector/templates/crd-nodecapabilities.yaml");
     }
-    return new Pass(INSTALL, "the NodeCapability CRD is established", CRD);
+    return CheckResult.pass(INSTALL, "the NodeCapability CRD is established", CRD);
   }
 
   Optional<MutatingWebhookConfiguration> webhookConfiguration(List<CheckResult> out) {
@@ -107,7 +104,7 @@ final class InstallChecks {
       all = client.admissionRegistration().v1().mutatingWebhookConfigurations().list().getItems();
     } catch (KubernetesClientException e) {
       out.add(
-          new Fail(
+          CheckResult.fail(
               INSTALL,
               "the webhook configuration exists",
               ClusterSnapshot.cause(e),
@@ -128,14 +125,14 @@ final class InstallChecks {
             .findFirst();
     if (ours.isEmpty()) {
       out.add(
-          new Fail(
+          CheckResult.fail(
               INSTALL,
               "the webhook configuration exists",
               "no MutatingWebhookConfiguration has the entry " + WEBHOOK_ENTRY,
               "install the chart: helm install mesh-injector helm/mesh-injector -n " + namespace));
     } else {
       out.add(
-          new Pass(
+          CheckResult.pass(
               INSTALL, "the webhook configuration exists", ours.get().getMetadata().getName()));
     }
     return ours;
@@ -147,7 +144,7 @@ final class InstallChecks {
     String bundle = entry.getClientConfig() == null ? null : entry.getClientConfig().getCaBundle();
     if (bundle == null || bundle.isBlank()) {
       out.add(
-          new Fail(
+          CheckResult.fail(
               INSTALL,
               "the webhook's caBundle verifies the serving certificate",
               "the caBundle is empty",
@@ -160,7 +157,7 @@ final class InstallChecks {
       secret = client.secrets().inNamespace(namespace).withName(fullname + "-tls").get();
     } catch (KubernetesClientException e) {
       out.add(
-          new Warn(
+          CheckResult.warn(
               INSTALL,
               "the webhook's caBundle verifies the serving certificate",
               "cannot read Secret "
@@ -174,7 +171,7 @@ final class InstallChecks {
     }
     if (secret == null || secret.getData() == null || secret.getData().get("tls.crt") == null) {
       out.add(
-          new Warn(
+          CheckResult.warn(
               INSTALL,
               "the webhook's caBundle verifies the serving certificate",
               "no Secret " + namespace + "/" + fullname + "-tls with a tls.crt",
@@ -197,13 +194,13 @@ final class InstallChecks {
       }
       if (verified) {
         out.add(
-            new Pass(
+            CheckResult.pass(
                 INSTALL,
                 "the webhook's caBundle verifies the serving certificate",
                 cas.size() + " CA certificates in the bundle"));
       } else {
         out.add(
-            new Fail(
+            CheckResult.fail(
                 INSTALL,
                 "the webhook's caBundle verifies the serving certificate",
                 "no CA of the caBundle signed " + serving.getSubjectX500Principal().getName(),
@@ -213,7 +210,7 @@ final class InstallChecks {
       String host = host(entry);
       if (host != null && !CertificateValidator.matchesHost(serving, host)) {
         out.add(
-            new Fail(
+            CheckResult.fail(
                 INSTALL,
                 "the serving certificate names the host the API server calls",
                 host + " is not among its names " + CertificateValidator.namesOf(serving),
@@ -222,14 +219,15 @@ final class InstallChecks {
                     + " (docs/certificates.md)"));
       } else if (host != null) {
         out.add(
-            new Pass(INSTALL, "the serving certificate names the host the API server calls", host));
+            CheckResult.pass(
+                INSTALL, "the serving certificate names the host the API server calls", host));
       }
       out.add(
           NodeChecks.certificate(
               "the serving certificate", serving.getNotAfter().toInstant(), clock.instant()));
     } catch (CertsException | IllegalArgumentException | IndexOutOfBoundsException e) {
       out.add(
-          new Fail(
+          CheckResult.fail(
               INSTALL,
               "the webhook's caBundle verifies the serving certificate",
               "unreadable PEM: " + e.getMessage(),
@@ -249,7 +247,7 @@ final class InstallChecks {
       d = client.apps().deployments().inNamespace(namespace).withName(fullname).get();
     } catch (KubernetesClientException e) {
       out.add(
-          new Warn(
+          CheckResult.warn(
               INSTALL,
               "webhook replicas ready",
               ClusterSnapshot.cause(e),
@@ -262,17 +260,17 @@ final class InstallChecks {
     // a replica turns Ready only once its view of Nodes and Namespaces is in sync (/readyz)
     String detail = ready + " of " + wanted + " ready (Ready means its cluster view is in sync)";
     if (ready > 0) {
-      out.add(new Pass(INSTALL, "webhook replicas ready", detail));
+      out.add(CheckResult.pass(INSTALL, "webhook replicas ready", detail));
     } else if (url != null) {
       out.add(
-          new Warn(
+          CheckResult.warn(
               INSTALL,
               "webhook replicas ready",
               detail + "; the webhook configuration calls " + url + ", outside the Deployment",
               "the dry run below says whether that address answers"));
     } else {
       out.add(
-          new Fail(
+          CheckResult.fail(
               INSTALL,
               "webhook replicas ready",
               d == null ? "no Deployment " + namespace + "/" + fullname : detail,
@@ -297,7 +295,7 @@ final class InstallChecks {
       }
     } catch (KubernetesClientException | IllegalArgumentException e) {
       out.add(
-          new Warn(
+          CheckResult.warn(
               INSTALL,
               "the release's config is readable",
               ClusterSnapshot.cause(e),
@@ -319,7 +317,7 @@ final class InstallChecks {
     } catch (IllegalArgumentException e) {
       // a ConfigException, or a template that does not parse
       out.add(
-          new Warn(
+          CheckResult.warn(
               ProxyDrift.GROUP,
               "the release's injection config binds",
               e.getMessage(),
@@ -357,7 +355,7 @@ final class InstallChecks {
             .sorted()
             .findFirst();
     if (enabled.isEmpty()) {
-      return new Warn(
+      return CheckResult.warn(
           INSTALL,
           name,
           "no namespace carries "
@@ -385,20 +383,20 @@ final class InstallChecks {
       String decision =
           ClusterChecks.mapOf(answer.getMetadata().getAnnotations()).get(Annotations.DECISION);
       if (decision == null) {
-        return new Fail(
+        return CheckResult.fail(
             INSTALL,
             name,
             "a dry-run pod in " + enabled.get() + " came back without a decision",
             "the webhook was not called or did not inject: check the webhook configuration's"
                 + " namespaceSelector and the replicas' logs");
       }
-      return new Pass(INSTALL, name, "a dry-run pod in " + enabled.get() + ": " + decision);
+      return CheckResult.pass(INSTALL, name, "a dry-run pod in " + enabled.get() + ": " + decision);
     } catch (KubernetesClientException e) {
       String message = e.getStatus() == null ? null : e.getStatus().getMessage();
       // Pod Security admission validates after the mutating webhooks: the webhook ran, and its
       // pod (with the init path's NET_ADMIN, say) is what the namespace's level forbids
       if (message != null && message.contains("violates PodSecurity")) {
-        return new Warn(
+        return CheckResult.warn(
             INSTALL,
             name,
             "a dry-run pod in " + enabled.get() + " was injected, then refused: " + message,
@@ -406,12 +404,12 @@ final class InstallChecks {
                 + " mesh CNI so they take the unprivileged CNI path (docs/how-it-decides.md)");
       }
       if (message != null && message.contains("denied the request")) {
-        return new Pass(
+        return CheckResult.pass(
             INSTALL,
             name,
             "it answered and refused a dry-run pod in " + enabled.get() + ": " + message);
       }
-      return new Fail(
+      return CheckResult.fail(
           INSTALL,
           name,
           "a dry-run pod in " + enabled.get() + ": " + ClusterSnapshot.cause(e),
@@ -466,7 +464,7 @@ final class InstallChecks {
       revisions.listed();
     } catch (ClusterReadException e) {
       out.add(
-          new Fail(
+          CheckResult.fail(
               NodeChecks.PODS,
               "can list running pods",
               e.getMessage(),

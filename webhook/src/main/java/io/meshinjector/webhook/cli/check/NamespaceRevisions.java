@@ -2,8 +2,6 @@ package io.meshinjector.webhook.cli.check;
 
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.meshinjector.engine.check.CheckResult;
-import io.meshinjector.engine.check.CheckResult.Pass;
-import io.meshinjector.engine.check.CheckResult.Warn;
 import io.meshinjector.engine.check.ProxyDrift.Workload;
 import io.meshinjector.engine.revisions.Route;
 import java.util.ArrayList;
@@ -63,7 +61,7 @@ final class NamespaceRevisions {
     if (listed) {
       detail.append("; running injected pods: ").append(carried.getOrDefault(name, "none"));
     }
-    return new Pass(
+    return CheckResult.pass(
         RevisionChecks.GROUP, "namespace " + name + ": new pods get " + gets, detail.toString());
   }
 
@@ -121,7 +119,7 @@ final class NamespaceRevisions {
     names.forEach(
         (ns, pods) ->
             out.add(
-                new Warn(
+                CheckResult.warn(
                     RevisionChecks.GROUP,
                     pods.size() + " running pods in namespace " + ns + " have no proxy",
                     "the namespace opted in and they did not opt out: they were created before it"
@@ -165,7 +163,7 @@ final class NamespaceRevisions {
           continue;
         }
         out.add(
-            new Warn(
+            CheckResult.warn(
                 RevisionChecks.GROUP,
                 b.pods
                     + " pods of "
@@ -182,7 +180,7 @@ final class NamespaceRevisions {
     }
     if (restWorkloads > 0) {
       out.add(
-          new Warn(
+          CheckResult.warn(
               RevisionChecks.GROUP,
               restPods
                   + " pods of "

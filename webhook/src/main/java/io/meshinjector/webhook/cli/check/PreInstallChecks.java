@@ -9,9 +9,6 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.meshinjector.engine.capability.CapabilityKey;
 import io.meshinjector.engine.capability.Verdict;
 import io.meshinjector.engine.check.CheckResult;
-import io.meshinjector.engine.check.CheckResult.Fail;
-import io.meshinjector.engine.check.CheckResult.Pass;
-import io.meshinjector.engine.check.CheckResult.Warn;
 import io.meshinjector.engine.check.NodeChecks;
 import io.meshinjector.engine.check.NodePaths;
 import io.meshinjector.engine.cluster.NodeFacts;
@@ -80,14 +77,14 @@ final class PreInstallChecks {
     List<CheckResult> out = new ArrayList<>();
     if (denied.isEmpty()) {
       out.add(
-          new Pass(
+          CheckResult.pass(
               RBAC,
               "can create everything the chart installs",
               allowed.size() + " kinds, in namespace " + namespace + " and cluster-wide"));
     }
     for (String d : denied) {
       out.add(
-          new Fail(
+          CheckResult.fail(
               RBAC,
               "can create " + d,
               "denied for the current user",
@@ -121,7 +118,7 @@ final class PreInstallChecks {
   List<CheckResult> nodeShapes(NodeIndex index) {
     if (index.isEmpty()) {
       return List.of(
-          new Warn(
+          CheckResult.warn(
               NodeChecks.NODES,
               "nodes",
               "none found",
@@ -140,21 +137,23 @@ final class PreInstallChecks {
     List<CheckResult> out = new ArrayList<>();
     shapes.forEach(
         (shape, count) ->
-            out.add(new Pass(NodeChecks.NODES, "nodes of " + shape, String.valueOf(count))));
+            out.add(
+                CheckResult.pass(NodeChecks.NODES, "nodes of " + shape, String.valueOf(count))));
     return out;
   }
 
   List<CheckResult> meshCni(CniDaemonSet cni, Optional<NodeIndex> nodes) {
     if (cni == null || cni.namespace() == null || cni.namespace().isBlank()) {
       return List.of(
-          new Pass(CNI, "mesh CNI", "capabilities.cniDaemonSet is not set: only the init path"));
+          CheckResult.pass(
+              CNI, "mesh CNI", "capabilities.cniDaemonSet is not set: only the init path"));
     }
     List<DaemonSet> sets;
     try {
       sets = client.apps().daemonSets().inNamespace(cni.namespace()).list().getItems();
     } catch (KubernetesClientException e) {
       return List.of(
-          new Warn(
+          CheckResult.warn(
               CNI,
               "can read the mesh CNI DaemonSet in " + cni.namespace(),
               ClusterSnapshot.cause(e),
@@ -162,7 +161,7 @@ final class PreInstallChecks {
     }
     if (sets.isEmpty()) {
       return List.of(
-          new Warn(
+          CheckResult.warn(
               CNI,
               "mesh CNI DaemonSet present",
               "none in namespace " + cni.namespace(),
@@ -178,7 +177,7 @@ final class PreInstallChecks {
       String detail = ready + " of " + desired + " pods ready";
       if (ready < desired || desired == 0) {
         out.add(
-            new Warn(
+            CheckResult.warn(
                 CNI,
                 "mesh CNI DaemonSet " + name + " ready on every node",
                 detail,
@@ -186,14 +185,15 @@ final class PreInstallChecks {
                     + cni.namespace()
                     + " get pods -o wide shows which are not"));
       } else {
-        out.add(new Pass(CNI, "mesh CNI DaemonSet " + name + " ready on every node", detail));
+        out.add(
+            CheckResult.pass(CNI, "mesh CNI DaemonSet " + name + " ready on every node", detail));
       }
     }
     nodes.ifPresent(
         index -> {
           int readyNodes = NodePaths.verdictCounts(index).get(CapabilityKey.CNI).get(Verdict.READY);
           out.add(
-              new Pass(
+              CheckResult.pass(
                   CNI, "nodes where the mesh CNI is ready", readyNodes + " of " + index.size()));
         });
     return out;
@@ -216,19 +216,22 @@ final class PreInstallChecks {
       String name = ns.getMetadata().getName();
       if (level.equals("baseline") || level.equals("restricted")) {
         out.add(
-            new Warn(
+            CheckResult.warn(
                 PSA,
                 "namespace " + name + " enforces Pod Security " + level,
                 "the init path's NET_ADMIN and NET_RAW are forbidden there",
                 "its pods need the CNI path: install the mesh CNI (capabilities.cniDaemonSet), or"
                     + " they are refused"));
       } else {
-        out.add(new Pass(PSA, "namespace " + name + " allows the init path", "enforce " + level));
+        out.add(
+            CheckResult.pass(
+                PSA, "namespace " + name + " allows the init path", "enforce " + level));
       }
     }
     if (enabled == 0) {
       out.add(
-          new Pass(PSA, "namespaces that would be enabled", "none annotated inject=enabled yet"));
+          CheckResult.pass(
+              PSA, "namespaces that would be enabled", "none annotated inject=enabled yet"));
     }
     return out;
   }

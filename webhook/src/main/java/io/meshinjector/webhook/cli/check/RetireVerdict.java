@@ -2,8 +2,6 @@ package io.meshinjector.webhook.cli.check;
 
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.meshinjector.engine.check.CheckResult;
-import io.meshinjector.engine.check.CheckResult.Fail;
-import io.meshinjector.engine.check.CheckResult.Pass;
 import io.meshinjector.engine.revisions.Revisions;
 import io.meshinjector.engine.revisions.Route;
 import java.util.ArrayList;
@@ -75,7 +73,7 @@ final class RetireVerdict {
             .map(r -> "release " + r.describe())
             .orElse("no release serves it");
     if (reasons.isEmpty()) {
-      return new Pass(
+      return CheckResult.pass(
           RevisionChecks.GROUP,
           name,
           "no namespace routes to it, no pod template names it, no tag points at it and no"
@@ -83,7 +81,7 @@ final class RetireVerdict {
               + served
               + ")");
     }
-    return new Fail(
+    return CheckResult.fail(
         RevisionChecks.GROUP,
         name,
         "not yet (" + served + "): " + String.join("; ", reasons),

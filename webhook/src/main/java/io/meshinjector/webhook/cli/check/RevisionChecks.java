@@ -3,8 +3,6 @@ package io.meshinjector.webhook.cli.check;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.meshinjector.engine.check.CheckResult;
-import io.meshinjector.engine.check.CheckResult.Fail;
-import io.meshinjector.engine.check.CheckResult.Warn;
 import io.meshinjector.engine.config.ConfigException;
 import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.engine.revisions.RevisionConfig;
@@ -67,7 +65,7 @@ final class RevisionChecks {
     }
     if (!running.wasListed()) {
       out.add(
-          new Warn(
+          CheckResult.warn(
               GROUP,
               "the running pods' revisions",
               "the running pods were not read (see the pods group)",
@@ -98,7 +96,7 @@ final class RevisionChecks {
       running.listNotFinished(client);
     } catch (ClusterReadException e) {
       out.add(
-          new Fail(
+          CheckResult.fail(
               GROUP,
               name,
               "cannot tell: " + e.getMessage(),
@@ -116,7 +114,7 @@ final class RevisionChecks {
       return Optional.of(InjectorConfigurations.read(client));
     } catch (ClusterReadException e) {
       out.add(
-          new Fail(
+          CheckResult.fail(
               GROUP,
               "can list the revisions' webhook configurations",
               e.getMessage(),

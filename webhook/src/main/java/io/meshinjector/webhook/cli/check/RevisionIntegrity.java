@@ -2,9 +2,6 @@ package io.meshinjector.webhook.cli.check;
 
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.meshinjector.engine.check.CheckResult;
-import io.meshinjector.engine.check.CheckResult.Fail;
-import io.meshinjector.engine.check.CheckResult.Pass;
-import io.meshinjector.engine.check.CheckResult.Warn;
 import io.meshinjector.engine.revisions.RevisionNames;
 import io.meshinjector.engine.revisions.Revisions;
 import io.meshinjector.engine.revisions.Route;
@@ -27,7 +24,7 @@ final class RevisionIntegrity {
     List<CheckResult> out = new ArrayList<>();
     for (Map.Entry<String, List<String>> twice : configurations.claimedTwice().entrySet()) {
       out.add(
-          new Fail(
+          CheckResult.fail(
               RevisionChecks.GROUP,
               "revision " + twice.getKey() + " is claimed by one webhook configuration",
               "claimed by " + String.join(", ", twice.getValue()),
@@ -37,7 +34,7 @@ final class RevisionIntegrity {
     for (Map.Entry<String, String> tag : revisions.tags().entrySet()) {
       if (!revisions.revisions().containsKey(tag.getValue())) {
         out.add(
-            new Fail(
+            CheckResult.fail(
                 RevisionChecks.GROUP,
                 "tag " + tag.getKey() + " points at a served revision",
                 "it points at revision " + tag.getValue() + ", which no release serves",
@@ -50,7 +47,7 @@ final class RevisionIntegrity {
       if (revisions.revisions().containsKey(tag.getKey())
           && !RevisionNames.DEFAULT.equals(tag.getKey())) {
         out.add(
-            new Fail(
+            CheckResult.fail(
                 RevisionChecks.GROUP,
                 "tag " + tag.getKey() + " has a name of its own",
                 tag.getKey() + " is both a tag and a served revision's name",
@@ -64,17 +61,18 @@ final class RevisionIntegrity {
     out.addAll(disagreeingSelections(routing));
     if (templates.unread().size() > 0) {
       out.add(
-          new Warn(
+          CheckResult.warn(
               RevisionChecks.GROUP,
               "can list the workloads' pod templates",
               String.join("; ", templates.unread()),
               "their mesh-injector.io/rev is not checked: grant list on deployments,"
                   + " statefulsets, daemonsets, replicasets, jobs and cronjobs"));
     }
-    if (out.stream().noneMatch(r -> r instanceof Fail)) {
+    if (out.stream().noneMatch(CheckResult::failed)) {
       out.add(
           0,
-          new Pass(RevisionChecks.GROUP, "revisions and tags are consistent", summary(revisions)));
+          CheckResult.pass(
+              RevisionChecks.GROUP, "revisions and tags are consistent", summary(revisions)));
     }
     return out;
   }
@@ -95,7 +93,7 @@ final class RevisionIntegrity {
       return List.of();
     }
     return List.of(
-        new Warn(
+        CheckResult.warn(
             RevisionChecks.GROUP,
             conflicts.size() + " namespace selections disagree",
             Capped.join(conflicts),
@@ -116,7 +114,7 @@ final class RevisionIntegrity {
     }
     if (!namespaces.isEmpty()) {
       out.add(
-          new Fail(
+          CheckResult.fail(
               RevisionChecks.GROUP,
               namespaces.size() + " namespaces name a revision or tag no release serves",
               Capped.join(namespaces),
@@ -135,7 +133,7 @@ final class RevisionIntegrity {
     }
     if (!named.isEmpty()) {
       out.add(
-          new Fail(
+          CheckResult.fail(
               RevisionChecks.GROUP,
               named.size() + " pod templates name a revision or tag no release serves",
               Capped.join(named),

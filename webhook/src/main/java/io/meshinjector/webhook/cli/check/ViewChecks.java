@@ -12,8 +12,6 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.meshinjector.engine.capability.CapabilityKey;
 import io.meshinjector.engine.capability.NodeCapabilityStatus;
 import io.meshinjector.engine.check.CheckResult;
-import io.meshinjector.engine.check.CheckResult.Pass;
-import io.meshinjector.engine.check.CheckResult.Warn;
 import io.meshinjector.engine.cluster.NodeIndex;
 import io.meshinjector.engine.config.CniDaemonSet;
 import io.meshinjector.engine.config.MeshConfig;
@@ -94,14 +92,14 @@ final class ViewChecks {
           client.apiextensions().v1().customResourceDefinitions().withName(InstallChecks.CRD).get()
               != null;
     } catch (KubernetesClientException e) {
-      return new Warn(
+      return CheckResult.warn(
           GROUP,
           name,
           "cannot tell whether the CRD is installed: " + ClusterSnapshot.cause(e),
           "grant get on customresourcedefinitions to the user running check");
     }
     if (!crd) {
-      return new Warn(
+      return CheckResult.warn(
           GROUP,
           name,
           "the CRD "
@@ -140,14 +138,14 @@ final class ViewChecks {
     try {
       sets = client.apps().daemonSets().inNamespace(cni.namespace()).list().getItems();
     } catch (KubernetesClientException e) {
-      return new Warn(
+      return CheckResult.warn(
           GROUP,
           name,
           "cannot list DaemonSets in " + cni.namespace() + ": " + ClusterSnapshot.cause(e),
           "grant list on daemonsets there to the user running check");
     }
     if (sets.isEmpty()) {
-      return new Pass(
+      return CheckResult.pass(
           GROUP, name, "no mesh CNI DaemonSet in " + cni.namespace() + ": nothing to read yet");
     }
     List<String> denied = denied(account, "", "pods", cni.namespace());
@@ -192,7 +190,7 @@ final class ViewChecks {
       ReplicaReport replicas,
       List<String> unseen) {
     if (!denied.isEmpty()) {
-      return new Warn(
+      return CheckResult.warn(
           GROUP,
           name,
           "the ServiceAccount "
@@ -216,13 +214,13 @@ final class ViewChecks {
                 + String.join(", ", unseen.subList(0, Math.min(5, unseen.size())))
                 + (unseen.size() > 5 ? " and " + (unseen.size() - 5) + " more" : ""));
       }
-      return new Warn(
+      return CheckResult.warn(
           GROUP,
           name,
           "the ServiceAccount may list and watch " + resource + ", yet " + String.join("; ", found),
           fix);
     }
-    return new Pass(
+    return CheckResult.pass(
         GROUP,
         name,
         "the ServiceAccount " + account + " may list and watch them; " + replicas.describe());
