@@ -4,6 +4,7 @@ import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPac
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideOutsideOfPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
@@ -13,10 +14,13 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The webhook module laid out by program: the admission server ({@code server}), the CLI ({@code
- * cli}) and the node probe ({@code probe}) sit on shared rooms ({@code admission}, {@code kube}:
- * the Kubernetes API as the webhook reads it, {@code controllers}: the label and certificate
- * writers that {@code server} and {@code cli} start, {@code settings}, {@code manifest}, {@code
- * metrics}, {@code logging}, {@code tls}), and no room reaches back up into a program.
+ * cli}) and the node probe ({@code probe}) sit on shared rooms, and no room reaches back up into a
+ * program. The rooms: {@code admission}; how the webhook reads the Kubernetes API, in three layers
+ * that point one way ({@code cluster}: the informer view, its stores and health, over {@code
+ * client}: the clients, over {@code lists}: the streamed Node and Namespace lists and what is kept
+ * of each object); {@code controllers}: the label writers and the leader election; {@code tls}:
+ * serving TLS whole (settings, provider, expiry monitor, certificate reconciler, self-managed
+ * mode); {@code settings}, {@code manifest}, {@code metrics}, {@code logging}.
  */
 class WebhookLayoutTest {
   private static final String WEBHOOK = "io.meshinjector.webhook";
@@ -56,7 +60,10 @@ class WebhookLayoutTest {
             WEBHOOK + ".cli..",
             WEBHOOK + ".probe..",
             WEBHOOK + ".controllers..",
-            WEBHOOK + ".kube..")
+            WEBHOOK + ".cluster..",
+            WEBHOOK + ".client..",
+            WEBHOOK + ".lists..",
+            WEBHOOK + ".tls..")
         .because("the server and the CLI both call it, and its cases are in-process table tests")
         .allowEmptyShould(false)
         .check(classes);
@@ -68,7 +75,9 @@ class WebhookLayoutTest {
         .that()
         .resideInAnyPackage(
             WEBHOOK + ".admission..",
-            WEBHOOK + ".kube..",
+            WEBHOOK + ".cluster..",
+            WEBHOOK + ".client..",
+            WEBHOOK + ".lists..",
             WEBHOOK + ".controllers..",
             WEBHOOK + ".settings..",
             WEBHOOK + ".manifest..",
@@ -98,6 +107,68 @@ class WebhookLayoutTest {
         .dependOnClassesThat()
         .resideInAnyPackage(WEBHOOK + ".server..", WEBHOOK + ".admission..")
         .check(classes);
+  }
+
+  /**
+   * Reading the API server is three layers that point one way: the streamed lists know no client
+   * and no view, the clients know no view, and the view writes nothing (the writers are {@code
+   * controllers}'), and none of them knows the certificate writers. A class that would cross back
+   * belongs to the layer it reaches for.
+   */
+  @Test
+  void theClusterReadingLayersPointOneWay() {
+    noClasses()
+        .that()
+        .resideInAPackage(WEBHOOK + ".lists..")
+        .should()
+        .dependOnClassesThat(
+            resideInAPackage(WEBHOOK + "..").and(resideOutsideOfPackage(WEBHOOK + ".lists..")))
+        .allowEmptyShould(false)
+        .check(classes);
+    noClasses()
+        .that()
+        .resideInAPackage(WEBHOOK + ".client..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            WEBHOOK + ".cluster..", WEBHOOK + ".controllers..", WEBHOOK + ".revisions..")
+        .allowEmptyShould(false)
+        .check(classes);
+    noClasses()
+        .that()
+        .resideInAPackage(WEBHOOK + ".cluster..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(WEBHOOK + ".client..", WEBHOOK + ".controllers..", WEBHOOK + ".tls..")
+        .allowEmptyShould(false)
+        .check(classes);
+  }
+
+  /**
+   * Serving TLS lives in one package: the settings, the provider, the expiry monitor, the
+   * certificate reconciler, self-managed mode and the server's TLS beans. Outside it only the CLI's
+   * commands (which write, check or name certificates for a user) use the {@code certs} module.
+   */
+  @Test
+  void servingTlsIsOnePackage() {
+    noClasses()
+        .that()
+        .resideInAPackage(WEBHOOK + "..")
+        .and()
+        .resideOutsideOfPackages(WEBHOOK + ".tls..", WEBHOOK + ".cli..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("io.meshinjector.certs..")
+        .allowEmptyShould(false)
+        .check(classes);
+  }
+
+  /** The old grab-bag is gone: what it held lives in the three layers above. */
+  @Test
+  void thereIsNoKubePackage() {
+    assertThat(classes.stream().map(c -> c.getPackageName()).distinct())
+        .doesNotContain(WEBHOOK + ".kube")
+        .contains(WEBHOOK + ".cluster", WEBHOOK + ".client", WEBHOOK + ".lists", WEBHOOK + ".tls");
   }
 
   @Test

@@ -3,7 +3,7 @@ package bench.netty;
 import io.meshinjector.engine.cluster.InMemoryClusterView;
 import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.engine.config.MeshConfig;
-import io.meshinjector.webhook.kube.ClusterFiles;
+import io.meshinjector.webhook.cluster.ClusterFiles;
 import io.meshinjector.webhook.admission.AdmissionCodec;
 import io.meshinjector.webhook.admission.AdmissionReply;
 import io.meshinjector.webhook.admission.Staleness;

@@ -4,7 +4,7 @@ import io.meshinjector.engine.cluster.InMemoryClusterView;
 import io.meshinjector.engine.config.ConfigException;
 import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.engine.config.MeshConfig;
-import io.meshinjector.webhook.kube.ClusterFiles;
+import io.meshinjector.webhook.cluster.ClusterFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -8,8 +8,8 @@ import io.meshinjector.engine.capability.CapabilityKey;
 import io.meshinjector.engine.capability.NodeCapabilities;
 import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.cluster.NodeIndex;
-import io.meshinjector.webhook.kube.ClusterInformers;
-import io.meshinjector.webhook.kube.Trimmed;
+import io.meshinjector.webhook.cluster.InformerCaches;
+import io.meshinjector.webhook.lists.Trimmed;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
@@ -42,7 +42,7 @@ public final class CapabilityLabels implements LabelSubject {
 
   private final KubernetesClient client;
   private final ClusterView view;
-  private final ClusterInformers informers;
+  private final InformerCaches informers;
   private final Clock clock;
   private final int patchesPerSecond;
   private final Counter patches;
@@ -51,7 +51,7 @@ public final class CapabilityLabels implements LabelSubject {
   public CapabilityLabels(
       KubernetesClient client,
       ClusterView view,
-      ClusterInformers informers,
+      InformerCaches informers,
       int patchesPerSecond,
       Clock clock,
       MeterRegistry registry) {

@@ -9,7 +9,7 @@ import io.meshinjector.engine.revisions.RevisionNames;
 import io.meshinjector.engine.revisions.Revisions;
 import io.meshinjector.engine.revisions.RouteResolver;
 import io.meshinjector.engine.rules.NamespaceInject;
-import io.meshinjector.webhook.kube.ClusterInformers;
+import io.meshinjector.webhook.cluster.InformerCaches;
 import io.meshinjector.webhook.revisions.RevisionsWatch;
 import java.util.Collection;
 import java.util.Map;
@@ -48,14 +48,14 @@ public final class InjectionLabels implements LabelSubject {
   public static final String KEY = RevisionNames.ROUTE_LABEL;
 
   private final KubernetesClient client;
-  private final ClusterInformers informers;
+  private final InformerCaches informers;
   private final InjectionConfig injection;
   private final RevisionsWatch revisions;
   private final RouteResolver routes;
 
   public InjectionLabels(
       KubernetesClient client,
-      ClusterInformers informers,
+      InformerCaches informers,
       InjectionConfig injection,
       RevisionsWatch revisions) {
     this.client = Objects.requireNonNull(client, "client");

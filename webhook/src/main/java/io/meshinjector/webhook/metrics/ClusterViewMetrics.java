@@ -1,6 +1,6 @@
 package io.meshinjector.webhook.metrics;
 
-import io.meshinjector.webhook.kube.ViewHealth;
+import io.meshinjector.webhook.cluster.ViewHealth;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 

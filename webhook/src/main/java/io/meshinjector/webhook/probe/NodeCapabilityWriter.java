@@ -13,7 +13,7 @@ import io.meshinjector.engine.capability.CapabilityKey;
 import io.meshinjector.engine.capability.NodeCapabilityStatus;
 import io.meshinjector.engine.probe.ProbeFacts;
 import io.meshinjector.engine.probe.ProbeReport;
-import io.meshinjector.webhook.kube.NodeCapabilityResource;
+import io.meshinjector.webhook.cluster.NodeCapabilityResource;
 import java.net.HttpURLConnection;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,6 +1,6 @@
 package io.meshinjector.webhook.server;
 
-import io.meshinjector.webhook.kube.ClusterConnection;
+import io.meshinjector.webhook.cluster.ClusterConnection;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Objects;
 import org.springframework.context.SmartLifecycle;

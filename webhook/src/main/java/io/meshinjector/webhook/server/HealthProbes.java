@@ -1,6 +1,6 @@
 package io.meshinjector.webhook.server;
 
-import io.meshinjector.webhook.kube.ViewHealth;
+import io.meshinjector.webhook.cluster.ViewHealth;
 import java.util.Objects;
 import org.springframework.boot.availability.ApplicationAvailability;
 import org.springframework.boot.availability.LivenessState;

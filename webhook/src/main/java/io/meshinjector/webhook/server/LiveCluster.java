@@ -7,20 +7,21 @@ import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.cluster.InMemoryClusterView;
 import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.engine.revisions.RevisionConfig;
+import io.meshinjector.webhook.client.ClusterClients;
+import io.meshinjector.webhook.cluster.ClusterConnection;
+import io.meshinjector.webhook.cluster.ClusterInformers;
+import io.meshinjector.webhook.cluster.InformerCaches;
+import io.meshinjector.webhook.cluster.LiveNamespaces;
+import io.meshinjector.webhook.cluster.ViewHealth;
 import io.meshinjector.webhook.controllers.CapabilityLabels;
 import io.meshinjector.webhook.controllers.InjectionLabels;
 import io.meshinjector.webhook.controllers.LabelSubject;
 import io.meshinjector.webhook.controllers.LabelWriter;
 import io.meshinjector.webhook.controllers.LeaderElection;
-import io.meshinjector.webhook.kube.ClusterClients;
-import io.meshinjector.webhook.kube.ClusterConnection;
-import io.meshinjector.webhook.kube.ClusterInformers;
-import io.meshinjector.webhook.kube.LiveNamespaces;
-import io.meshinjector.webhook.kube.ViewHealth;
 import io.meshinjector.webhook.revisions.RevisionsWatch;
 import io.meshinjector.webhook.revisions.TagKeeper;
 import io.meshinjector.webhook.settings.ClusterSettings;
-import io.meshinjector.webhook.settings.TlsSettings;
+import io.meshinjector.webhook.tls.TlsSettings;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Instant;
@@ -107,7 +108,7 @@ public final class LiveCluster implements ClusterConnection {
 
   @Override
   public ViewHealth health() {
-    return informers;
+    return informers.health();
   }
 
   @Override
@@ -117,6 +118,11 @@ public final class LiveCluster implements ClusterConnection {
         + " ("
         + description
         + "), through informers";
+  }
+
+  /** The informers' caches, as the label writers read them. */
+  public InformerCaches caches() {
+    return informers.caches();
   }
 
   /**
@@ -136,7 +142,7 @@ public final class LiveCluster implements ClusterConnection {
     RevisionConfig revision = RevisionConfig.from(config);
     List<LabelSubject> subjects = new ArrayList<>();
     if (revision.namespaceLabels()) {
-      subjects.add(new InjectionLabels(client, informers, config.engine().injection(), revisions));
+      subjects.add(new InjectionLabels(client, caches(), config.engine().injection(), revisions));
     } else {
       LOG.info(
           "labels: revisions.namespaceLabels is off: the namespaces' routing labels are another"
@@ -147,7 +153,7 @@ public final class LiveCluster implements ClusterConnection {
           new CapabilityLabels(
               client,
               cache,
-              informers,
+              caches(),
               settings.labelPatchesPerSecond(),
               Clock.systemUTC(),
               registry));

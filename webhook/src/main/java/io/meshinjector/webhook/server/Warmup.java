@@ -3,7 +3,7 @@ package io.meshinjector.webhook.server;
 import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.webhook.admission.AdmissionReply;
-import io.meshinjector.webhook.kube.ClusterFiles;
+import io.meshinjector.webhook.cluster.ClusterFiles;
 import io.meshinjector.webhook.metrics.AdmissionMetrics;
 import io.meshinjector.webhook.settings.WarmupSettings;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

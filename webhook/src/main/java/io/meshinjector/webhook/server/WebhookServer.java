@@ -2,12 +2,13 @@ package io.meshinjector.webhook.server;
 
 import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.config.MeshConfig;
-import io.meshinjector.webhook.kube.ClusterConnection;
+import io.meshinjector.webhook.cluster.ClusterConnection;
 import io.meshinjector.webhook.logging.AsyncConsole;
 import io.meshinjector.webhook.settings.ClusterSettings;
 import io.meshinjector.webhook.settings.ServerSettings;
 import io.meshinjector.webhook.settings.WarmupSettings;
 import io.meshinjector.webhook.settings.WebhookSettings;
+import io.meshinjector.webhook.tls.TlsConfiguration;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -83,7 +83,7 @@ public record WebhookSettings(
             s.duration("tlsReloadQuietPeriod"),
             s.strings("selfSignedNames"),
             s.integer("selfSignedDays"));
-    // bound by io.meshinjector.webhook.settings.TlsSettings and ClusterSettings
+    // bound by io.meshinjector.webhook.tls.TlsSettings and ClusterSettings
     s.skip("tls");
     s.skip("cluster");
     // bound by io.meshinjector.webhook.settings.PodLimits,

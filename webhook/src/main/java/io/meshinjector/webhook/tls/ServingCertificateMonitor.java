@@ -1,8 +1,6 @@
 package io.meshinjector.webhook.tls;
 
 import io.meshinjector.certs.CertificateExpiry;
-import io.meshinjector.webhook.settings.TlsMode;
-import io.meshinjector.webhook.settings.TlsSettings;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.security.KeyStore;

@@ -11,7 +11,7 @@ import io.meshinjector.engine.cluster.NodeIndex;
 import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.engine.revisions.Revisions;
-import io.meshinjector.webhook.kube.ClusterFiles;
+import io.meshinjector.webhook.cluster.ClusterFiles;
 import io.meshinjector.webhook.server.AdmissionEndpoint;
 import io.meshinjector.webhook.server.RequestBody;
 import io.meshinjector.webhook.support.InProcessEndpoint;

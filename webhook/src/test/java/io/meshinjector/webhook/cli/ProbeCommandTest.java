@@ -12,7 +12,7 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.dsl.base.CustomResourceDefinitionContext;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.meshinjector.webhook.kube.NodeCapabilityResource;
+import io.meshinjector.webhook.cluster.NodeCapabilityResource;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;

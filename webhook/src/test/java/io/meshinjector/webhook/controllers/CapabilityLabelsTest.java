@@ -15,7 +15,6 @@ import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.engine.config.MeshConfig;
-import io.meshinjector.webhook.kube.ClusterInformers;
 import io.meshinjector.webhook.server.LiveCluster;
 import io.meshinjector.webhook.settings.ClusterSettings;
 import io.meshinjector.webhook.support.ClusterFixtures;
@@ -112,7 +111,7 @@ class CapabilityLabelsTest {
           "the informer saw the patch",
           LIMIT,
           () ->
-              ((ClusterInformers) live.health())
+              live.caches()
                   .node("rhel-1")
                   .map(n -> patched.equals(n.getMetadata().getResourceVersion()))
                   .orElse(false));

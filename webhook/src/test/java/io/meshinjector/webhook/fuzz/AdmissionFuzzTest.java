@@ -10,7 +10,7 @@ import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.fuzz.Fuzz;
 import io.meshinjector.fuzz.JsonMutations;
 import io.meshinjector.webhook.admission.AdmissionReply;
-import io.meshinjector.webhook.kube.ClusterFiles;
+import io.meshinjector.webhook.cluster.ClusterFiles;
 import io.meshinjector.webhook.manifest.ManifestException;
 import io.meshinjector.webhook.manifest.Manifests;
 import io.meshinjector.webhook.server.AdmissionEndpoint;

@@ -8,7 +8,7 @@ import ch.qos.logback.core.AppenderBase;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.engine.config.MeshConfig;
-import io.meshinjector.webhook.kube.ViewHealth;
+import io.meshinjector.webhook.cluster.ViewHealth;
 import io.meshinjector.webhook.support.InProcessEndpoint;
 import io.meshinjector.webhook.support.Reviews;
 import java.io.IOException;

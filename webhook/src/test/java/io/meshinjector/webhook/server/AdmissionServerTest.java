@@ -11,7 +11,7 @@ import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.cluster.NodeIndex;
 import io.meshinjector.webhook.MeshInjector;
 import io.meshinjector.webhook.admission.PodAdmission;
-import io.meshinjector.webhook.kube.ClusterConnection;
+import io.meshinjector.webhook.cluster.ClusterConnection;
 import io.meshinjector.webhook.support.Captured;
 import io.meshinjector.webhook.support.Parsson;
 import io.meshinjector.webhook.support.Reviews;

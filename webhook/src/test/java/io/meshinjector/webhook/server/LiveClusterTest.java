@@ -29,9 +29,8 @@ import io.meshinjector.engine.cluster.InMemoryClusterView;
 import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.engine.decision.Decision;
+import io.meshinjector.webhook.cluster.LiveNamespaces;
 import io.meshinjector.webhook.controllers.LeaderElection;
-import io.meshinjector.webhook.kube.ClusterInformers;
-import io.meshinjector.webhook.kube.LiveNamespaces;
 import io.meshinjector.webhook.settings.ClusterSettings;
 import io.meshinjector.webhook.support.ClusterFixtures;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -290,9 +289,9 @@ class LiveClusterTest {
     await(
         "the informer saw the edit",
         LIMIT,
-        // the label writer reads the node from the informers, which serve as the view's health
+        // the label writer reads the node from the informers' caches
         () ->
-            ((ClusterInformers) live.health())
+            live.caches()
                 .node("n0")
                 .map(n -> edited.equals(n.getMetadata().getResourceVersion()))
                 .orElse(false));

@@ -7,7 +7,7 @@ import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.webhook.MeshInjector;
 import io.meshinjector.webhook.admission.PodAdmission;
-import io.meshinjector.webhook.kube.ClusterFiles;
+import io.meshinjector.webhook.cluster.ClusterFiles;
 import io.meshinjector.webhook.settings.WarmupSettings;
 import io.meshinjector.webhook.support.Captured;
 import io.meshinjector.webhook.support.InProcessEndpoint;

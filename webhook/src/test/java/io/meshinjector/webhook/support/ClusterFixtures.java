@@ -14,7 +14,7 @@ import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.meshinjector.engine.capability.NodeCapabilityStatus;
 import io.meshinjector.engine.decision.Annotations;
-import io.meshinjector.webhook.kube.NodeCapabilityResource;
+import io.meshinjector.webhook.cluster.NodeCapabilityResource;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;

@@ -3,7 +3,7 @@ package io.meshinjector.webhook.support;
 import io.meshinjector.engine.cluster.ClusterView;
 import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.webhook.admission.Staleness;
-import io.meshinjector.webhook.kube.ClusterFiles;
+import io.meshinjector.webhook.cluster.ClusterFiles;
 import io.meshinjector.webhook.metrics.AdmissionMetrics;
 import io.meshinjector.webhook.server.AdmissionEndpoint;
 import io.micrometer.core.instrument.MeterRegistry;

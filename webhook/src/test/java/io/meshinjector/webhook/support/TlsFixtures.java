@@ -5,7 +5,7 @@ import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookC
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfigurationBuilder;
 import io.meshinjector.engine.config.ConfigLoader;
 import io.meshinjector.engine.config.MeshConfig;
-import io.meshinjector.webhook.settings.TlsSettings;
+import io.meshinjector.webhook.tls.TlsSettings;
 import java.util.Arrays;
 
 /** Objects and settings the tls tests share. */

@@ -10,7 +10,7 @@ import io.meshinjector.engine.revisions.Revisions;
 import io.meshinjector.webhook.cli.snapshot.ClusterReadException;
 import io.meshinjector.webhook.cli.snapshot.ClusterSnapshot;
 import io.meshinjector.webhook.cli.snapshot.InjectorConfigurations;
-import io.meshinjector.webhook.kube.Trimmed;
+import io.meshinjector.webhook.lists.Trimmed;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -7,7 +7,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.meshinjector.engine.cluster.InMemoryClusterView;
 import io.meshinjector.engine.config.CapabilitiesConfig;
 import io.meshinjector.engine.revisions.Revisions;
-import io.meshinjector.webhook.kube.ClusterClients;
+import io.meshinjector.webhook.client.ClusterClients;
 import io.meshinjector.webhook.manifest.Manifests;
 import java.io.PrintWriter;
 import java.nio.file.Files;
