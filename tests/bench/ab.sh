@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A/B runs of `serve` under HTTP/2 load, for comparing JVM flags or builds back to back: one line
 # per run with throughput, young collections and CPU per admission at 16 connections, latency at
-# 2 connections, RSS and the full collections of the run. Runs on request only, never in verify.
+# 2 connections, time to ready, the peak heap after a collection, RSS (now and peak) and the full
+# collections of the run. Runs on request only, never in verify.
 #
 #   tests/bench/ab.sh LABEL [JVM flags...]
 #
@@ -27,12 +28,14 @@ MESH_INJECTOR_JAVA_OPTS="$* -Xlog:gc:file=$gc" "$root/bin/mesh-injector" serve \
   --cluster "$out/cluster-5000.yaml" --tls-dir "$out/tls" --port "$port" \
   --metrics-port "$(free_port)" ${SERVE_ARGS:-} > "$out/ab-$label.log" 2>&1 &
 pid=$!
+started=$(date +%s%N)
 trap 'kill $pid 2>/dev/null || true' EXIT
 for _ in $(seq 600); do
   curl -sfk -o /dev/null "https://127.0.0.1:$port/readyz" && break
   kill -0 $pid 2>/dev/null || { echo "ab.sh: serve exited, see $out/ab-$label.log" >&2; exit 1; }
   sleep 0.1
 done
+ready=$(( ($(date +%s%N) - started) / 1000000 ))
 # bounded as in run.sh: h2load 1.52 can run on past -D when a client connects after the others stopped
 load() { timeout "$(( $3 + 60 ))" h2load -c "$1" -t "$2" -m 1 -D "$3" -d "$out/review.json" \
   -H 'content-type: application/json' "${@:4}" "https://127.0.0.1:$port/mutate"; }
@@ -48,9 +51,13 @@ r2=$(load 2 1 10 --log-file="$out/ab-$label.h2log" | awk '/^finished in/ {print 
 lat=$(sort -n -k3 "$out/ab-$label.h2log" | awk '{d[NR] = $3}
   END {printf "p50 %.2f p99 %.2f ms", d[int(NR * 0.5) + 1] / 1000, d[int(NR * 0.99) + 1] / 1000}')
 rss=$(ps -o rss= -p $pid | awk '{printf "%.0f", $1 / 1024}')
+hwm=$(awk '/^VmHWM/ {printf "%.0f", $2 / 1024}' /proc/$pid/status)
+# the heap each collection left, in MiB ("30M->12M(80M)": 12); the peak of those
+heap=$(grep -o '[0-9]*M->[0-9]*M' "$gc" | sed 's/.*->//; s/M//' | sort -n | tail -1)
 full=$(grep -c 'Pause Full' "$gc" || true)
 echo "$label: 16c $r16 req/s ($((g1 - g0)) young collections, $cpu ms CPU/admission)," \
-  "2c $r2 req/s $lat, RSS $rss MiB, full collections $full, load $(cut -d' ' -f1 /proc/loadavg)"
+  "2c $r2 req/s $lat, ready $ready ms, peak heap after GC ${heap:-?} MiB, RSS $rss MiB (peak $hwm)," \
+  "full collections $full, load $(cut -d' ' -f1 /proc/loadavg)"
 # the next run must not share the cores with this server's drain period
 kill $pid
 wait $pid 2>/dev/null || true

@@ -15,6 +15,8 @@
 #   ONLY=serve         only serve's run (not explain and check)
 #   NODES may be a comma list, increasing (5000,10000): one plane, nodes added between serve runs
 #   CHURN=14           node status writes per second while serve starts and admits (0: none)
+#   BUILDS=before=JAR,after=JAR ROUNDS=3   builds to compare, interleaved on one plane (each jar with
+#                      its AOT cache beside it): before, after, before, after, ...
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 nodes=${*:-1000 5000}
@@ -26,7 +28,7 @@ for n in $nodes; do
   # with its AOT cache, as the image runs: the cache is part of the process's memory
   ./mvnw -B -pl tests -am verify -Dit.test="LargeClusterIT${ONLY:+#${ONLY}*}" -Dtest=none -Dlarge.checkSeconds="${CHECK_SECONDS:-10}" \
     -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false \
-    -Dspotless.check.skip=true -Dlarge.nodes="$n" -Dlarge.heaps="$heaps" -Dlarge.burst=1000 -Dlarge.burstVia="${BURST_VIA:-apiserver}" -Dlarge.churn="${CHURN:-14}" \
+    -Dspotless.check.skip=true -Dlarge.nodes="$n" -Dlarge.heaps="$heaps" -Dlarge.burst=1000 -Dlarge.burstVia="${BURST_VIA:-apiserver}" -Dlarge.churn="${CHURN:-14}" -Dlarge.builds="${BUILDS:-}" -Dlarge.rounds="${ROUNDS:-1}" \
     >"$log" 2>&1 || true
   echo "load after: $(uptime)"
   grep -E '^LargeClusterIT:|Tests run:.*LargeClusterIT|FAILURE!' "$log" || tail -30 "$log"

@@ -69,6 +69,21 @@ class LargeClusterIT {
    */
   static final List<String> HEAPS = List.of(System.getProperty("large.heaps", "").split(",", -1));
 
+  /**
+   * Builds to compare, interleaved on the same plane: {@code label=jar} pairs, comma separated
+   * (e.g. {@code before=/tmp/a/mesh-injector.jar,after=/tmp/b/mesh-injector.jar}), each jar with
+   * its AOT cache beside it as the launcher expects; empty: this build only. With {@code
+   * -Dlarge.rounds=3} every build runs with every heap three times: before, after, before, after...
+   */
+  static final List<String[]> BUILDS =
+      System.getProperty("large.builds", "").isBlank()
+          ? List.<String[]>of(new String[] {"", ""})
+          : java.util.Arrays.stream(System.getProperty("large.builds").split(","))
+              .map(b -> b.split("=", 2))
+              .toList();
+
+  static final int ROUNDS = Integer.getInteger("large.rounds", 1);
+
   /** Admissions after the sync: a few in CI, 1,000 in the benchmark (docs/benchmarks.md, RSS). */
   static final int BURST = Integer.getInteger("large.burst", 100);
 
@@ -144,108 +159,121 @@ class LargeClusterIT {
   }
 
   private void serveAt(int size) throws Exception {
-    for (int run = 0; run < HEAPS.size(); run++) {
-      String[] heap = HEAPS.get(run).strip().split("/");
-      Path dir = PLANE.dir("serve-" + run);
-      Path gcLog = dir.resolve("gc.log");
-      Serve serve =
-          release
-              .replica("large-" + run, dir, PORT)
-              .withEnv(
-                  "MESH_INJECTOR_JAVA_OPTS", ("-Xlog:gc:file=" + gcLog + " " + JAVA_OPTS).strip());
-      if (heap[0].startsWith("limit=")) {
-        // the launcher reads the container's memory limit from the cgroup files
-        Path cgroup = Files.createDirectories(dir.resolve("cgroup"));
-        Files.writeString(cgroup.resolve("memory.max"), bytes(heap[0].substring(6)) + "\n");
-        serve.withEnv("MESH_INJECTOR_CGROUP_DIR", cgroup.toString());
-      } else if (!heap[0].isEmpty()) {
-        serve.withEnv("MESH_INJECTOR_MAX_HEAP", heap[0]);
-      }
-      if (heap.length > 1) {
-        serve.withEnv("MESH_INJECTOR_MIN_HEAP", heap[1]);
-      }
-      try (serve;
-          NodeChurn churn = new NodeChurn(CHURN_PER_SECOND)) {
-        // runs at several sizes append to one log file (Serve): only this process's lines count
-        int logFrom = serve.log().length();
-        churn.start();
-        // the floor under serve's ready: the API server's own answer to the list serve reads first,
-        // on the same plane, churn and cores, just before serve starts
-        ListTime floor = timeTheNodeList();
-        serve.start();
-        Duration ready;
-        try {
-          ready = serve.awaitReady(Duration.ofSeconds(90));
-        } catch (AssertionError notReady) {
-          // a view that does not fit its heap: alive, not Ready, one line naming the limit to set
-          assertThat(serve.running()).as("alive though not ready: " + notReady).isTrue();
-          assertThat(serve.log().substring(logFrom))
-              .contains("does not fit")
-              .doesNotContain("OutOfMemoryError");
-          System.out.printf(
-              "LargeClusterIT: nodes=%d heap=%s created=%d ms; serve NOT ready, alive (%s);"
-                  + " peak heap after GC %d MiB; peak RSS %d MiB; %d node status changes%n",
-              nodes,
-              heap[0].isEmpty() ? "launcher default" : HEAPS.get(run).strip(),
-              createdMillis,
-              serve.log().lines().filter(l -> l.contains("does not fit")).findFirst().orElse(""),
-              peakHeapMiB(gcLog),
-              status(serve.pid(), "VmHWM") / 1024,
-              churn.changes());
-          continue;
+    int runs = 0;
+    for (int round = 0; round < ROUNDS; round++) {
+      for (String[] build : BUILDS) {
+        for (String heap : HEAPS) {
+          serveOnce(runs++, heap, build);
         }
-        String afterFirstAnswer = afterFirstAnswer(serve.log().substring(logFrom), LocalTime.now());
-        assertThat(serve.log()).contains("cluster view in sync: " + nodes + " nodes");
-        long rssReady = status(serve.pid(), "VmRSS");
-        long burstMillis =
-            BURST_VIA.equals("apiserver")
-                ? burstThroughTheApiServer("svc-" + deployment)
-                : burst(serve);
-        long injected = BURST_VIA.equals("apiserver") ? injected("svc-" + deployment) : BURST;
-        if (BURST_VIA.equals("apiserver")) {
-          // the next run's burst is its own; these pods would only load the plane
-          admin.apps().deployments().inNamespace("shop").withName("svc-" + deployment++).scale(0);
-        }
-        assertThat(serve.running()).as("alive after the burst").isTrue();
-        assertThat(serve.log()).doesNotContain("OutOfMemoryError");
-        assertThat(injected).as("pods injected").isEqualTo(BURST);
-        long peakHeap = peakHeapMiB(gcLog);
+      }
+    }
+  }
+
+  private void serveOnce(int run, String heapSpec, String[] build) throws Exception {
+    String[] heap = heapSpec.strip().split("/");
+    Path dir = PLANE.dir("serve-" + run);
+    Path gcLog = dir.resolve("gc.log");
+    Serve serve =
+        release
+            .replica("large-" + run, dir, PORT)
+            .withEnv(
+                "MESH_INJECTOR_JAVA_OPTS", ("-Xlog:gc:file=" + gcLog + " " + JAVA_OPTS).strip());
+    String label = build[0].isEmpty() ? "" : " build=" + build[0];
+    if (!build[1].isEmpty()) {
+      serve.withEnv("MESH_INJECTOR_JAR", build[1]);
+    }
+    if (heap[0].startsWith("limit=")) {
+      // the launcher reads the container's memory limit from the cgroup files
+      Path cgroup = Files.createDirectories(dir.resolve("cgroup"));
+      Files.writeString(cgroup.resolve("memory.max"), bytes(heap[0].substring(6)) + "\n");
+      serve.withEnv("MESH_INJECTOR_CGROUP_DIR", cgroup.toString());
+    } else if (!heap[0].isEmpty()) {
+      serve.withEnv("MESH_INJECTOR_MAX_HEAP", heap[0]);
+    }
+    if (heap.length > 1) {
+      serve.withEnv("MESH_INJECTOR_MIN_HEAP", heap[1]);
+    }
+    try (serve;
+        NodeChurn churn = new NodeChurn(CHURN_PER_SECOND)) {
+      // runs at several sizes append to one log file (Serve): only this process's lines count
+      int logFrom = serve.log().length();
+      churn.start();
+      // the floor under serve's ready: the API server's own answer to the list serve reads first,
+      // on the same plane, churn and cores, just before serve starts
+      ListTime floor = timeTheNodeList();
+      serve.start();
+      Duration ready;
+      try {
+        ready = serve.awaitReady(Duration.ofSeconds(90));
+      } catch (AssertionError notReady) {
+        // a view that does not fit its heap: alive, not Ready, one line naming the limit to set
+        assertThat(serve.running()).as("alive though not ready: " + notReady).isTrue();
+        assertThat(serve.log().substring(logFrom))
+            .contains("does not fit")
+            .doesNotContain("OutOfMemoryError");
         System.out.printf(
-            "LargeClusterIT: nodes=%d heap=%s created=%d ms; the API server lists the nodes in"
-                + " %d ms (%d MB of %s, first byte at %d ms); serve ready %d ms after start (%s"
-                + " after the API server's first answer; its own %s); peak heap after GC %d MiB; RSS %d MiB at ready, %d MiB after %d admissions (%s, %d"
-                + " ms: anon %d MiB, file %d MiB), peak RSS %d MiB; %d/%d injected; %d node status changes (%.1f/s)%n",
+            "LargeClusterIT: nodes=%d heap=%s created=%d ms; serve NOT ready, alive (%s);"
+                + " peak heap after GC %d MiB; peak RSS %d MiB; %d node status changes%n",
             nodes,
-            heap[0].isEmpty() ? "launcher default" : HEAPS.get(run).strip(),
+            (heap[0].isEmpty() ? "launcher default" : heapSpec.strip()) + label,
             createdMillis,
-            floor.millis(),
-            floor.bytes() / 1_000_000,
-            floor.contentType(),
-            floor.firstByteMillis(),
-            ready.toMillis(),
-            afterFirstAnswer,
-            serve
-                .log()
-                .substring(logFrom)
-                .lines()
-                .filter(l -> l.contains("listed api/v1/nodes"))
-                .map(l -> l.substring(l.indexOf("listed api/v1/nodes")))
-                .findFirst()
-                .orElse("list line not logged"),
-            peakHeap,
-            rssReady / 1024,
-            status(serve.pid(), "VmRSS") / 1024,
-            BURST,
-            BURST_VIA,
-            burstMillis,
-            status(serve.pid(), "RssAnon") / 1024,
-            status(serve.pid(), "RssFile") / 1024,
+            serve.log().lines().filter(l -> l.contains("does not fit")).findFirst().orElse(""),
+            peakHeapMiB(gcLog),
             status(serve.pid(), "VmHWM") / 1024,
-            injected,
-            BURST,
-            churn.changes(),
-            churn.perSecond());
+            churn.changes());
+        return;
       }
+      String afterFirstAnswer = afterFirstAnswer(serve.log().substring(logFrom), LocalTime.now());
+      assertThat(serve.log()).contains("cluster view in sync: " + nodes + " nodes");
+      long rssReady = status(serve.pid(), "VmRSS");
+      long burstMillis =
+          BURST_VIA.equals("apiserver")
+              ? burstThroughTheApiServer("svc-" + deployment)
+              : burst(serve);
+      long injected = BURST_VIA.equals("apiserver") ? injected("svc-" + deployment) : BURST;
+      if (BURST_VIA.equals("apiserver")) {
+        // the next run's burst is its own; these pods would only load the plane
+        admin.apps().deployments().inNamespace("shop").withName("svc-" + deployment++).scale(0);
+      }
+      assertThat(serve.running()).as("alive after the burst").isTrue();
+      assertThat(serve.log()).doesNotContain("OutOfMemoryError");
+      assertThat(injected).as("pods injected").isEqualTo(BURST);
+      long peakHeap = peakHeapMiB(gcLog);
+      System.out.printf(
+          "LargeClusterIT: nodes=%d heap=%s created=%d ms; the API server lists the nodes in"
+              + " %d ms (%d MB of %s, first byte at %d ms); serve ready %d ms after start (%s"
+              + " after the API server's first answer; its own %s); peak heap after GC %d MiB; RSS %d MiB at ready, %d MiB after %d admissions (%s, %d"
+              + " ms: anon %d MiB, file %d MiB), peak RSS %d MiB; %d/%d injected; %d node status changes (%.1f/s)%n",
+          nodes,
+          (heap[0].isEmpty() ? "launcher default" : heapSpec.strip()) + label,
+          createdMillis,
+          floor.millis(),
+          floor.bytes() / 1_000_000,
+          floor.contentType(),
+          floor.firstByteMillis(),
+          ready.toMillis(),
+          afterFirstAnswer,
+          serve
+              .log()
+              .substring(logFrom)
+              .lines()
+              .filter(l -> l.contains("listed api/v1/nodes"))
+              .map(l -> l.substring(l.indexOf("listed api/v1/nodes")))
+              .findFirst()
+              .orElse("list line not logged"),
+          peakHeap,
+          rssReady / 1024,
+          status(serve.pid(), "VmRSS") / 1024,
+          BURST,
+          BURST_VIA,
+          burstMillis,
+          status(serve.pid(), "RssAnon") / 1024,
+          status(serve.pid(), "RssFile") / 1024,
+          status(serve.pid(), "VmHWM") / 1024,
+          injected,
+          BURST,
+          churn.changes(),
+          churn.perSecond());
     }
   }
 
