@@ -149,13 +149,13 @@ public final class RotationPlanner {
    * Plans and applies until the plan is {@link RotationAction.Keep}, at most a few steps: each
    * change that must wait for the overlap ends in a Keep.
    */
-  public Outcome reconcile(RotationState state) {
+  public Reconciled reconcile(RotationState state) {
     List<RotationAction> applied = new ArrayList<>();
     RotationState current = state;
     for (int i = 0; i < 8; i++) {
       RotationAction action = plan(current);
       if (action instanceof RotationAction.Keep keep) {
-        return new Outcome(current, applied, keep);
+        return new Reconciled(current, applied, keep);
       }
       current = apply(action, current);
       applied.add(action);
@@ -164,9 +164,9 @@ public final class RotationPlanner {
   }
 
   /** The state after {@link #reconcile}, the steps taken, and when to look again. */
-  public record Outcome(
+  public record Reconciled(
       RotationState state, List<RotationAction> applied, RotationAction.Keep next) {
-    public Outcome {
+    public Reconciled {
       applied = List.copyOf(applied);
     }
 

@@ -41,7 +41,7 @@ public final class TagRemoveCommand implements Callable<Integer> {
         TagRemoveCommand::describe);
   }
 
-  static String describe(TagRemover.Outcome done) {
+  static String describe(TagRemover.Removal done) {
     StringBuilder s = new StringBuilder();
     s.append("removed tag ")
         .append(done.tag())

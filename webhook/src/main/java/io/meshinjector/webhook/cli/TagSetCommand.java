@@ -53,7 +53,7 @@ public final class TagSetCommand implements Callable<Integer> {
         done -> describe(done, dryRun));
   }
 
-  static String describe(TagSetter.Outcome done, boolean dryRun) {
+  static String describe(TagSetter.Move done, boolean dryRun) {
     StringBuilder s = new StringBuilder();
     String target = "revision " + done.to() + " (release " + done.release().describe() + ")";
     if (done.unchanged()) {

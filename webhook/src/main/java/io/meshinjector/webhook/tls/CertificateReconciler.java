@@ -63,7 +63,7 @@ public final class CertificateReconciler {
         client.secrets().inNamespace(settings.namespace()).withName(settings.secretName()).get();
     RotationState current =
         secret == null ? RotationState.empty() : RotationState.fromData(decode(secret));
-    RotationPlanner.Outcome outcome = planner.reconcile(current);
+    RotationPlanner.Reconciled outcome = planner.reconcile(current);
     CertificateSet target = outcome.state().set();
 
     MutatingWebhookConfiguration mwc =

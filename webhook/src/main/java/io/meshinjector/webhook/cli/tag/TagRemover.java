@@ -20,8 +20,8 @@ public final class TagRemover {
    * @param pointedAt the revision the tag pointed at
    * @param followers the namespaces whose routing label names it
    */
-  public record Outcome(String tag, String pointedAt, List<String> followers) {
-    public Outcome {
+  public record Removal(String tag, String pointedAt, List<String> followers) {
+    public Removal {
       followers = List.copyOf(followers);
     }
   }
@@ -35,7 +35,7 @@ public final class TagRemover {
   /**
    * @throws TagRefused when there is no such tag, or it is {@code default} and not {@code force}d
    */
-  public Outcome remove(String tag, boolean force) {
+  public Removal remove(String tag, boolean force) {
     RevisionNames.problem(tag)
         .ifPresent(
             p -> {
@@ -78,6 +78,6 @@ public final class TagRemover {
       throw new TagRefused(
           "deleting " + current.getMetadata().getName() + " failed: " + ClusterSnapshot.cause(e));
     }
-    return new Outcome(tag, TagWebhooks.revisionOf(current).orElse("?"), followers);
+    return new Removal(tag, TagWebhooks.revisionOf(current).orElse("?"), followers);
   }
 }

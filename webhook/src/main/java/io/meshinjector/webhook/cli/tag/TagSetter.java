@@ -32,13 +32,13 @@ public final class TagSetter {
    * @param release the release that serves {@code to}
    * @param followers the namespaces whose routing label names the tag
    */
-  public record Outcome(
+  public record Move(
       String tag,
       Optional<String> from,
       String to,
       Revisions.Release release,
       List<String> followers) {
-    public Outcome {
+    public Move {
       followers = List.copyOf(followers);
     }
 
@@ -58,7 +58,7 @@ public final class TagSetter {
    * @param dryRun check everything and build the object, but write nothing
    * @throws TagRefused when a precondition fails or the tag changed meanwhile
    */
-  public Outcome set(String tag, String revision, boolean dryRun) {
+  public Move set(String tag, String revision, boolean dryRun) {
     RevisionNames.problem(tag)
         .ifPresent(
             p -> {
@@ -82,7 +82,7 @@ public final class TagSetter {
     Optional<String> from = current.flatMap(TagWebhooks::revisionOf);
     List<String> followers = RouteFollowers.of(client, tag);
     if (from.isPresent() && from.get().equals(revision)) {
-      return new Outcome(tag, from, revision, release, followers);
+      return new Move(tag, from, revision, release, followers);
     }
     MutatingWebhookConfiguration desired;
     try {
@@ -96,7 +96,7 @@ public final class TagSetter {
         handOverFromTheRevisionDefault(read);
       }
     }
-    return new Outcome(tag, from, revision, release, followers);
+    return new Move(tag, from, revision, release, followers);
   }
 
   private void requireMatchConditions() {
