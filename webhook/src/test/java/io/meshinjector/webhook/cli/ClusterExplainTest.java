@@ -23,10 +23,8 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJobBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.base.CustomResourceDefinitionContext;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.meshinjector.engine.capability.NodeCapabilityStatus;
 import io.meshinjector.webhook.manifest.Manifests;
 import io.meshinjector.webhook.support.Cli;
 import io.meshinjector.webhook.support.ClusterFixtures;
@@ -74,14 +72,7 @@ class ClusterExplainTest {
 
   void registerNodeCapabilityCrd() {
     // without the status subresource, so that a create keeps the status as the probe wrote it
-    server.expectCustomResource(
-        new CustomResourceDefinitionContext.Builder()
-            .withGroup(NodeCapabilityStatus.GROUP)
-            .withVersion(NodeCapabilityStatus.VERSION)
-            .withPlural(NodeCapabilityStatus.PLURAL)
-            .withKind(NodeCapabilityStatus.KIND)
-            .withScope("Cluster")
-            .build());
+    server.expectCustomResource(ClusterFixtures.nodeCapabilityCrd(false));
   }
 
   /** Puts the objects of examples/cluster.yaml into the mock server. */

@@ -8,9 +8,9 @@ import static io.meshinjector.webhook.support.ClusterFixtures.podOn;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.VersionInfo;
-import io.fabric8.kubernetes.client.dsl.base.CustomResourceDefinitionContext;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.kubernetes.client.utils.Serialization;
@@ -18,9 +18,9 @@ import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.ServerRequest;
 import io.fabric8.mockwebserver.ServerResponse;
-import io.meshinjector.engine.capability.NodeCapabilityStatus;
 import io.meshinjector.webhook.MeshInjector;
 import io.meshinjector.webhook.server.ServerPorts;
+import io.meshinjector.webhook.support.ClusterFixtures;
 import io.meshinjector.webhook.support.Reviews;
 import io.meshinjector.webhook.support.ServedContexts;
 import io.meshinjector.webhook.support.Tls;
@@ -83,15 +83,7 @@ class ServeClusterModeTest {
             new MockWebServer(),
             responses,
             new KubernetesMixedDispatcher(
-                responses,
-                List.of(
-                    new CustomResourceDefinitionContext.Builder()
-                        .withGroup(NodeCapabilityStatus.GROUP)
-                        .withVersion(NodeCapabilityStatus.VERSION)
-                        .withPlural(NodeCapabilityStatus.PLURAL)
-                        .withKind(NodeCapabilityStatus.KIND)
-                        .withScope("Cluster")
-                        .build())),
+                responses, List.of(ClusterFixtures.nodeCapabilityCrd(false))),
             false,
             new VersionInfo.Builder().withMajor("1").withMinor(minor).build());
     s.init(InetAddress.getByName("localhost"), port);
@@ -182,20 +174,20 @@ class ServeClusterModeTest {
         () -> metrics().contains("mesh_injector_cluster_view_node_shapes 2.0"));
 
     JsonNode answer = admit();
-    assertThat(answer.at("/response/allowed").asBoolean()).isTrue();
-    assertThat(answer.at("/response/auditAnnotations/decision").asText())
+    assertThat(answer.at("/allowed").asBoolean()).isTrue();
+    assertThat(answer.at("/auditAnnotations/decision").asText())
         .isEqualTo("init/nft native-sidecar await");
-    assertThat(answer.at("/response/patchType").asText()).isEqualTo("JSONPatch");
-    assertThat(answer.at("/response/warnings").toString()).doesNotContain("cluster view");
+    assertThat(answer.at("/patchType").asText()).isEqualTo("JSONPatch");
+    assertThat(answer.at("/warnings").toString()).doesNotContain("cluster view");
 
     server.destroy();
     await("the view ages past staleAfter", LIMIT, () -> age() > 1.0);
     JsonNode stale = admit();
-    assertThat(stale.at("/response/allowed").asBoolean()).isTrue();
-    assertThat(stale.at("/response/auditAnnotations/decision").asText())
+    assertThat(stale.at("/allowed").asBoolean()).isTrue();
+    assertThat(stale.at("/auditAnnotations/decision").asText())
         .as("decided from the last known state")
         .isEqualTo("init/nft native-sidecar await");
-    assertThat(stale.at("/response/warnings").toString()).contains("cluster view").contains("old");
+    assertThat(stale.at("/warnings").toString()).contains("cluster view").contains("old");
     assertThat(readyz()).as("a stale view still serves").isEqualTo(200);
 
     // the API server comes back (empty: a restored etcd is not our concern) and the informers
@@ -203,36 +195,26 @@ class ServeClusterModeTest {
     server = mockServer(apiPort, "31");
     seed(server.createClient());
     await("the view is current again", Duration.ofSeconds(60), () -> age() < 1.0);
-    assertThat(admit().at("/response/warnings").toString()).doesNotContain("cluster view");
+    assertThat(admit().at("/warnings").toString()).doesNotContain("cluster view");
   }
 
   /** Whether a decision finds nodes in the view (it warns when it has none). */
   private boolean viewHasNodes() {
     try {
-      return !admit().at("/response/warnings").toString().contains("has no nodes");
+      return !admit().at("/warnings").toString().contains("has no nodes");
     } catch (Exception e) {
       throw new AssertionError(e);
     }
   }
 
+  /** The answer to a pod on rhel-1: the AdmissionReview's {@code response}. */
   private JsonNode admit() throws Exception {
-    JsonNode review =
+    ObjectNode review =
         Reviews.podCreate(
             "admission.k8s.io/v1",
             "shop",
             Reviews.JSON.readTree(Serialization.asJson(podOn("shop", "rhel-1"))));
-    HttpResponse<String> r =
-        Tls.send(
-            https,
-            HttpRequest.newBuilder(base.resolve("/mutate"))
-                .header("Content-Type", "application/json")
-                .POST(
-                    HttpRequest.BodyPublishers.ofByteArray(Reviews.JSON.writeValueAsBytes(review)))
-                .build(),
-            HttpResponse.BodyHandlers.ofString(),
-            () -> {});
-    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
-    return Reviews.JSON.readTree(r.body());
+    return Reviews.post(https, base.resolve("/mutate"), review);
   }
 
   private int readyz() {

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.base.CustomResourceDefinitionContext;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.meshinjector.engine.capability.CapabilityKey;
@@ -12,6 +11,7 @@ import io.meshinjector.engine.capability.NodeCapabilityStatus;
 import io.meshinjector.engine.capability.ProbeSource;
 import io.meshinjector.engine.capability.Verdict;
 import io.meshinjector.engine.probe.ProbeFacts;
+import io.meshinjector.webhook.support.ClusterFixtures;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.time.Instant;
@@ -37,15 +37,7 @@ class NodeCapabilityUnknownFieldsTest {
 
   @BeforeEach
   void registerCrd() {
-    server.expectCustomResource(
-        new CustomResourceDefinitionContext.Builder()
-            .withGroup(NodeCapabilityStatus.GROUP)
-            .withVersion(NodeCapabilityStatus.VERSION)
-            .withPlural(NodeCapabilityStatus.PLURAL)
-            .withKind(NodeCapabilityStatus.KIND)
-            .withScope("Cluster")
-            .withStatusSubresource(true)
-            .build());
+    server.expectCustomResource(ClusterFixtures.nodeCapabilityCrd(true));
   }
 
   /** The replace path, which has no field managers to go by: fabric8's CRUD mock takes it. */

@@ -72,18 +72,7 @@ class RunToCompletionServeTest {
   }
 
   static JsonNode admit(ObjectNode review) throws Exception {
-    HttpResponse<String> r =
-        Tls.send(
-            client,
-            HttpRequest.newBuilder(served.uri("/mutate"))
-                .header("Content-Type", "application/json")
-                .POST(
-                    HttpRequest.BodyPublishers.ofByteArray(Reviews.JSON.writeValueAsBytes(review)))
-                .build(),
-            HttpResponse.BodyHandlers.ofString(),
-            () -> {});
-    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
-    return Reviews.JSON.readTree(r.body()).path("response");
+    return Reviews.post(client, served.uri("/mutate"), review);
   }
 
   @Test

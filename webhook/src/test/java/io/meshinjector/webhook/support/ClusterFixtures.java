@@ -33,14 +33,22 @@ public final class ClusterFixtures {
   private ClusterFixtures() {}
 
   public static void registerNodeCapabilities(KubernetesMockServer server) {
-    server.expectCustomResource(
-        new CustomResourceDefinitionContext.Builder()
-            .withGroup(NodeCapabilityStatus.GROUP)
-            .withVersion(NodeCapabilityStatus.VERSION)
-            .withPlural(NodeCapabilityStatus.PLURAL)
-            .withKind(NodeCapabilityStatus.KIND)
-            .withScope("Cluster")
-            .build());
+    server.expectCustomResource(nodeCapabilityCrd(false));
+  }
+
+  /**
+   * The NodeCapability CRD as the mock server needs it to serve the kind; with the status
+   * subresource as the chart installs it, or without it, so that a create keeps a status as given.
+   */
+  public static CustomResourceDefinitionContext nodeCapabilityCrd(boolean statusSubresource) {
+    return new CustomResourceDefinitionContext.Builder()
+        .withGroup(NodeCapabilityStatus.GROUP)
+        .withVersion(NodeCapabilityStatus.VERSION)
+        .withPlural(NodeCapabilityStatus.PLURAL)
+        .withKind(NodeCapabilityStatus.KIND)
+        .withScope("Cluster")
+        .withStatusSubresource(statusSubresource)
+        .build();
   }
 
   public static Node node(String name, String osImage, String kubelet) {

@@ -8,7 +8,6 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.base.CustomResourceDefinitionContext;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.meshinjector.engine.capability.CapabilityKey;
@@ -16,6 +15,7 @@ import io.meshinjector.engine.capability.NodeCapabilityStatus;
 import io.meshinjector.engine.capability.Verdict;
 import io.meshinjector.engine.cluster.NodeIndex;
 import io.meshinjector.engine.config.ConfigLoader;
+import io.meshinjector.webhook.support.ClusterFixtures;
 import java.time.Instant;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
@@ -29,14 +29,7 @@ class ClusterSnapshotTest {
 
   @BeforeEach
   void registerCrd() {
-    server.expectCustomResource(
-        new CustomResourceDefinitionContext.Builder()
-            .withGroup(NodeCapabilityStatus.GROUP)
-            .withVersion(NodeCapabilityStatus.VERSION)
-            .withPlural(NodeCapabilityStatus.PLURAL)
-            .withKind(NodeCapabilityStatus.KIND)
-            .withScope("Cluster")
-            .build());
+    server.expectCustomResource(ClusterFixtures.nodeCapabilityCrd(false));
     for (String name : new String[] {"n1", "n2", "n3", "n4"}) {
       client
           .nodes()
