@@ -1,8 +1,15 @@
 package io.meshinjector.webhook.lists;
 
+import static com.google.protobuf.WireFormat.WIRETYPE_LENGTH_DELIMITED;
+import static com.google.protobuf.WireFormat.WIRETYPE_VARINT;
+import static com.google.protobuf.WireFormat.getTagFieldNumber;
+import static com.google.protobuf.WireFormat.getTagWireType;
+
+import com.google.protobuf.CodedInputStream;
+import com.google.protobuf.InvalidProtocolBufferException;
 import io.fabric8.kubernetes.api.model.ListMeta;
 import io.fabric8.kubernetes.api.model.Status;
-import java.io.BufferedInputStream;
+import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Arrays;
@@ -15,8 +22,16 @@ import java.util.function.Consumer;
  * <p>The answer is Kubernetes' envelope: the four bytes {@code k8s\0}, then a {@code
  * runtime.Unknown} message whose field 2 holds the list's own message ({@code NodeList}: its
  * ListMeta in field 1, each item in field 2). The envelope is read from the stream, so the list,
- * 277 MB at 20,000 Nodes, is never held whole: each item is read into one reused buffer and handed
- * to the item reader before the next is read.
+ * 277 MB at 20,000 Nodes, is never held whole: each item is read from the stream's buffer and
+ * handed to the item reader before the next is read.
+ *
+ * <p>Read with protobuf-java's {@link CodedInputStream} and no generated classes: it reads the tags
+ * and values, and the readers here take the few fields they keep (of Node, ObjectMeta, Taint and
+ * the envelope) and skip the rest by its length ({@code skipField}) without looking at it. A Node's
+ * images, conditions and managed fields, nine tenths of its bytes, are skipped so. Kubernetes'
+ * generated classes would parse all of it into objects only for most of them to be dropped, and
+ * would add their own large dependency. What generated code would check and CodedInputStream does
+ * not, a field's wire type and a nested message read to its end, the helpers here check.
  */
 final class ProtobufList {
   /** The media type the API server answers protobuf with, and that a client asks it for. */
@@ -24,9 +39,14 @@ final class ProtobufList {
 
   private static final byte[] MAGIC = {'k', '8', 's', 0};
 
+  /** runtime.Unknown's raw (the list), the list's metadata, the list's items: field 1 or 2. */
+  private static final int FIELD_1 = 1 << 3 | WIRETYPE_LENGTH_DELIMITED;
+
+  private static final int FIELD_2 = 2 << 3 | WIRETYPE_LENGTH_DELIMITED;
+
   /**
    * The largest item read. etcd refuses objects above 1.5 MiB by default and the API server above 3
-   * MiB; past this a length is corrupt, and is not allocated.
+   * MiB; past this a length is corrupt.
    */
   private static final int MAX_ITEM_BYTES = 64 * 1024 * 1024;
 
@@ -35,56 +55,77 @@ final class ProtobufList {
   /** How an item is read from its message; a reader of JSON items may also be one of these. */
   @FunctionalInterface
   interface ItemReader<T> {
-    T read(ProtobufMessage item) throws IOException;
+    /** Reads the item's fields until {@code readTag} returns 0, at the item's end. */
+    T read(CodedInputStream item) throws IOException;
   }
 
   /** Decodes a list's body: its metadata, and each of its items in turn. */
   static <T> ListMeta decode(InputStream body, ItemReader<T> reader, Consumer<? super T> each)
       throws IOException {
-    Input in = new Input(new BufferedInputStream(body, 64 * 1024));
-    in.magic();
-    ListMeta meta = null;
-    // runtime.Unknown: typeMeta 1, raw 2 (the list), contentEncoding 3, contentType 4
-    for (long key = in.keyOrEnd(); key >= 0; key = in.keyOrEnd()) {
-      if (key == (2 << 3 | ProtobufMessage.LENGTH_DELIMITED)) {
-        long length = in.varint();
-        meta = list(in, in.position() + length, reader, each);
-      } else {
-        in.skip(key);
+    byte[] magic = body.readNBytes(MAGIC.length);
+    if (!Arrays.equals(magic, MAGIC)) {
+      throw new IOException(
+          "the answer does not start as Kubernetes' protobuf does (k8s\\0): "
+              + Arrays.toString(magic));
+    }
+    Input in = new Input(body);
+    try {
+      ListMeta meta = null;
+      // runtime.Unknown: typeMeta 1, raw 2 (the list), contentEncoding 3, contentType 4
+      for (int tag = in.coded.readTag(); tag != 0; tag = in.coded.readTag()) {
+        if (tag == FIELD_2) {
+          long length = in.coded.readRawVarint64();
+          meta = list(in, in.position() + length, reader, each);
+        } else {
+          in.coded.skipField(tag);
+        }
       }
+      if (meta == null) {
+        throw new IOException("the protobuf answer holds no list");
+      }
+      return meta;
+    } catch (InvalidProtocolBufferException e) {
+      if (in.ended) {
+        throw new IOException("the list is cut off, at byte " + in.position(), e);
+      }
+      throw new IOException(
+          "the list is not valid protobuf, at byte " + in.position() + ": " + e.getMessage(), e);
     }
-    if (meta == null) {
-      throw new IOException("the protobuf answer holds no list");
-    }
-    return meta;
   }
 
   /** The list's message: metadata 1, items 2. */
   private static <T> ListMeta list(
       Input in, long end, ItemReader<T> reader, Consumer<? super T> each) throws IOException {
+    CodedInputStream coded = in.coded;
     ListMeta meta = new ListMeta();
-    byte[] buffer = new byte[64 * 1024];
     while (in.position() < end) {
-      long key = in.varint();
-      if (key != (1 << 3 | ProtobufMessage.LENGTH_DELIMITED)
-          && key != (2 << 3 | ProtobufMessage.LENGTH_DELIMITED)) {
-        in.skip(key);
+      int tag = coded.readTag();
+      if (tag == 0) {
+        throw new IOException("the list is cut off, at byte " + in.position());
+      }
+      if (tag != FIELD_1 && tag != FIELD_2) {
+        coded.skipField(tag);
         continue;
       }
-      long length = in.varint();
+      long length = coded.readRawVarint64();
       if (length > MAX_ITEM_BYTES) {
         throw new IOException(
             "a list item of " + length + " bytes, more than the " + MAX_ITEM_BYTES + " read");
       }
-      if (length > buffer.length) {
-        buffer = new byte[(int) Math.max(length, buffer.length * 2L)];
+      if (in.position() + length > end) {
+        throw new IOException("the list's last item runs past the list's end");
       }
-      in.read(buffer, (int) length);
-      if (key >>> 3 == 1) {
-        meta = listMeta(new ProtobufMessage(buffer, 0, (int) length, "the list's metadata"));
+      int limit = coded.pushLimit((int) length);
+      if (tag == FIELD_1) {
+        meta = listMeta(coded);
       } else {
-        each.accept(reader.read(new ProtobufMessage(buffer, 0, (int) length, "a list item")));
+        T item = reader.read(coded);
+        leave(coded, limit, "a list item");
+        in.retire();
+        each.accept(item);
+        continue;
       }
+      leave(coded, limit, "the list's metadata");
     }
     if (in.position() != end) {
       throw new IOException("the list's last item runs past the list's end");
@@ -93,14 +134,14 @@ final class ProtobufList {
   }
 
   /** ListMeta: resourceVersion 2, continue 3, remainingItemCount 4. */
-  private static ListMeta listMeta(ProtobufMessage m) throws IOException {
+  private static ListMeta listMeta(CodedInputStream in) throws IOException {
     ListMeta meta = new ListMeta();
-    while (m.next()) {
-      switch (m.field()) {
-        case 2 -> meta.setResourceVersion(empty(m.string("metadata.resourceVersion")));
-        case 3 -> meta.setContinue(empty(m.string("metadata.continue")));
-        case 4 -> meta.setRemainingItemCount(m.varintValue("metadata.remainingItemCount"));
-        default -> m.skip();
+    for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
+      switch (getTagFieldNumber(tag)) {
+        case 2 -> meta.setResourceVersion(empty(string(in, tag, "metadata.resourceVersion")));
+        case 3 -> meta.setContinue(empty(string(in, tag, "metadata.continue")));
+        case 4 -> meta.setRemainingItemCount(varint(in, tag, "metadata.remainingItemCount"));
+        default -> in.skipField(tag);
       }
     }
     return meta;
@@ -117,24 +158,25 @@ final class ProtobufList {
       return null;
     }
     try {
-      ProtobufMessage unknown =
-          new ProtobufMessage(body, MAGIC.length, body.length - MAGIC.length, "a Status");
-      while (unknown.next()) {
-        if (unknown.field() != 2) {
-          unknown.skip();
+      CodedInputStream in =
+          CodedInputStream.newInstance(body, MAGIC.length, body.length - MAGIC.length);
+      for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
+        if (getTagFieldNumber(tag) != 2) {
+          in.skipField(tag);
           continue;
         }
-        ProtobufMessage m = unknown.message("a Status");
+        int limit = enter(in, tag, "a Status");
         Status status = new Status();
-        while (m.next()) {
-          switch (m.field()) {
-            case 2 -> status.setStatus(empty(m.string("status")));
-            case 3 -> status.setMessage(empty(m.string("message")));
-            case 4 -> status.setReason(empty(m.string("reason")));
-            case 6 -> status.setCode((int) m.varintValue("code"));
-            default -> m.skip();
+        for (int field = in.readTag(); field != 0; field = in.readTag()) {
+          switch (getTagFieldNumber(field)) {
+            case 2 -> status.setStatus(empty(string(in, field, "status")));
+            case 3 -> status.setMessage(empty(string(in, field, "message")));
+            case 4 -> status.setReason(empty(string(in, field, "reason")));
+            case 6 -> status.setCode((int) varint(in, field, "code"));
+            default -> in.skipField(field);
           }
         }
+        leave(in, limit, "a Status");
         return status;
       }
       return null;
@@ -143,91 +185,105 @@ final class ProtobufList {
     }
   }
 
+  /** The field's value as UTF-8 text. */
+  static String string(CodedInputStream in, int tag, String what) throws IOException {
+    expect(tag, WIRETYPE_LENGTH_DELIMITED, what);
+    return in.readString();
+  }
+
+  /** The field's value as a varint: a bool, an int or an enum. */
+  static long varint(CodedInputStream in, int tag, String what) throws IOException {
+    expect(tag, WIRETYPE_VARINT, what);
+    return in.readRawVarint64();
+  }
+
+  /**
+   * Enters the field's message: {@code readTag} returns 0 at its end, until {@link #leave} is given
+   * the limit returned here.
+   */
+  static int enter(CodedInputStream in, int tag, String what) throws IOException {
+    expect(tag, WIRETYPE_LENGTH_DELIMITED, what);
+    int length = in.readRawVarint32();
+    try {
+      return in.pushLimit(length);
+    } catch (InvalidProtocolBufferException e) {
+      throw new InvalidProtocolBufferException(
+          what + " has a length of " + length + ", past the end of the message that holds it");
+    }
+  }
+
+  /**
+   * Leaves the message entered: {@code readTag} also returns 0 at the end of the stream, which must
+   * not pass for the message's end.
+   */
+  static void leave(CodedInputStream in, int limit, String what) throws IOException {
+    int missing = in.getBytesUntilLimit();
+    if (missing != 0) {
+      throw new InvalidProtocolBufferException(
+          what + " is cut off, " + missing + " bytes before its end");
+    }
+    in.popLimit(limit);
+  }
+
+  private static void expect(int tag, int wireType, String what)
+      throws InvalidProtocolBufferException {
+    if (getTagWireType(tag) != wireType) {
+      throw new InvalidProtocolBufferException(
+          what
+              + " (field "
+              + getTagFieldNumber(tag)
+              + ") has wire type "
+              + getTagWireType(tag)
+              + ", not "
+              + wireType);
+    }
+  }
+
   private static String empty(String text) {
     return text.isEmpty() ? null : text;
   }
 
-  /** The stream with the count of bytes read, for the envelope around the items. */
-  private static final class Input {
-    private final InputStream in;
-    private long position;
+  /**
+   * The body as the decoder reads it, with where it is in the body and whether it has seen its end.
+   */
+  private static final class Input extends FilterInputStream {
+    final CodedInputStream coded;
 
-    Input(InputStream in) {
-      this.in = in;
+    /** The bytes read before {@link #coded}'s count last started again: see {@link #retire}. */
+    private long retired = MAGIC.length;
+
+    boolean ended;
+
+    Input(InputStream body) {
+      super(body);
+      coded = CodedInputStream.newInstance(this, 64 * 1024);
     }
 
     long position() {
-      return position;
+      return retired + coded.getTotalBytesRead();
     }
 
-    void magic() throws IOException {
-      byte[] magic = in.readNBytes(MAGIC.length);
-      position += magic.length;
-      if (!Arrays.equals(magic, MAGIC)) {
-        throw new IOException(
-            "the answer does not start as Kubernetes' protobuf does (k8s\\0): "
-                + Arrays.toString(magic));
-      }
+    /**
+     * Starts the decoder's count of bytes again, between items: it is an int, and it stops reading
+     * at 2 GiB, which a list of 150,000 EKS-shaped Nodes would pass.
+     */
+    void retire() {
+      retired += coded.getTotalBytesRead();
+      coded.resetSizeCounter();
     }
 
-    /** The next field's key, or -1 at the end of the stream. */
-    long keyOrEnd() throws IOException {
-      int first = in.read();
-      if (first < 0) {
-        return -1;
-      }
-      position++;
-      return first < 0x80 ? first : rest(first & 0x7f, 7);
+    @Override
+    public int read() throws IOException {
+      int b = super.read();
+      ended |= b < 0;
+      return b;
     }
 
-    long varint() throws IOException {
-      return rest(0, 0);
-    }
-
-    private long rest(long value, int shift) throws IOException {
-      for (; shift < 64; shift += 7) {
-        int b = in.read();
-        if (b < 0) {
-          throw new IOException("the list is cut off in a varint, at byte " + position);
-        }
-        position++;
-        value |= (long) (b & 0x7f) << shift;
-        if (b < 0x80) {
-          return value;
-        }
-      }
-      throw new IOException("a varint longer than ten bytes, at byte " + position);
-    }
-
-    void read(byte[] into, int length) throws IOException {
-      int read = in.readNBytes(into, 0, length);
-      position += read;
-      if (read < length) {
-        throw new IOException(
-            "the list is cut off: " + read + " of an item's " + length + " bytes came");
-      }
-    }
-
-    void skip(long key) throws IOException {
-      switch ((int) (key & 7)) {
-        case ProtobufMessage.VARINT -> varint();
-        case ProtobufMessage.FIXED64 -> skipBytes(8);
-        case ProtobufMessage.LENGTH_DELIMITED -> skipBytes(varint());
-        case ProtobufMessage.FIXED32 -> skipBytes(4);
-        default ->
-            throw new IOException(
-                "field " + (key >>> 3) + " of wire type " + (key & 7) + ", at byte " + position);
-      }
-    }
-
-    private void skipBytes(long count) throws IOException {
-      try {
-        in.skipNBytes(count);
-      } catch (java.io.EOFException e) {
-        throw new IOException(
-            "the list is cut off, in a field of " + count + " bytes at byte " + position);
-      }
-      position += count;
+    @Override
+    public int read(byte[] into, int offset, int length) throws IOException {
+      int n = super.read(into, offset, length);
+      ended |= n < 0;
+      return n;
     }
   }
 }

@@ -3,6 +3,7 @@ package io.meshinjector.webhook.lists;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.google.protobuf.CodedInputStream;
 import io.fabric8.kubernetes.api.model.ListMeta;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Status;
@@ -79,7 +80,7 @@ public final class StreamedList {
     }
 
     @Override
-    public Node read(ProtobufMessage item) throws IOException {
+    public Node read(CodedInputStream item) throws IOException {
       return ProtobufNodeReader.read(item);
     }
   }
