@@ -1,11 +1,12 @@
 package io.meshinjector.webhook.cluster;
 
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeSystemInfo;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.fabric8.kubernetes.client.informers.cache.ItemStore;
+import io.meshinjector.webhook.lists.NodeParts;
+import io.meshinjector.webhook.lists.NodeParts.Template;
 import io.meshinjector.webhook.lists.Trimmed;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -18,11 +19,10 @@ import java.util.stream.Stream;
 
 /**
  * The Node informer's cache, holding each Node as its resourceVersion and a {@link Template} shared
- * with every node of the same pool (labels with the node's own name taken out, taints,
- * unschedulable, OS image, kubelet): what {@link Trimmed#node} keeps, in about 70 bytes a node
- * beside its name instead of about 1,200 for a trimmed Node object. {@link #get} and {@link
- * #values} make the trimmed Node again, so the informer and the label publisher read what they read
- * before.
+ * with every node of the same pool (the rest of what {@link Trimmed#node} keeps, labels with the
+ * node's own name taken out), in about 70 bytes a node beside its name instead of about 1,200 for a
+ * trimmed Node object. {@link #get} and {@link #values} make the trimmed Node again, so the
+ * informer and the label publisher read what they read before.
  *
  * <p>{@link #values} is the exception: its Nodes carry their name and resourceVersion only. Its one
  * reader is fabric8's end of a list ({@code ProcessorStore.syncList}, through {@code
@@ -58,21 +58,6 @@ public final class CompactNodeStore implements ItemStore<Node>, StreamedLister.P
   private final Map<Map<String, String>, Map<String, String>> labelSets = new HashMap<>();
   // the pool is pruned when it has grown past twice what was in use at the last pruning
   private int prunedAt = 64;
-
-  /**
-   * What a pool of nodes shares.
-   *
-   * @param spec whether the Node had a spec; {@code taints} and {@code unschedulable} are its
-   * @param info whether it had status.nodeInfo; {@code osImage} and {@code kubelet} are its
-   */
-  record Template(
-      Map<String, String> labels,
-      boolean spec,
-      List<Taint> taints,
-      Boolean unschedulable,
-      boolean info,
-      String osImage,
-      String kubelet) {}
 
   /** A node: its resourceVersion (a number as the API server writes them, else text) and pool. */
   private record Kept(long version, String versionText, Template template) {}
@@ -177,29 +162,18 @@ public final class CompactNodeStore implements ItemStore<Node>, StreamedLister.P
   }
 
   private Kept keep(Node node, boolean prune) {
-    String name = node.getMetadata().getName();
-    Map<String, String> labels = Trimmed.compact(node.getMetadata().getLabels());
+    NodeParts parts = NodeParts.of(node);
+    String name = parts.name();
+    Map<String, String> labels = Trimmed.compact(parts.labels());
     if (labels != null && labels.containsValue(name)) {
       Map<String, String> out = new HashMap<>(labels);
       out.replaceAll((k, v) -> v.equals(name) ? NAME : v);
       labels = Map.copyOf(out);
     }
-    var spec = node.getSpec();
-    NodeSystemInfo info = node.getStatus() == null ? null : node.getStatus().getNodeInfo();
-    Template t =
-        intern(
-            new Template(
-                labels,
-                spec != null,
-                spec == null || spec.getTaints() == null ? null : withoutTimes(spec.getTaints()),
-                spec == null ? null : spec.getUnschedulable(),
-                info != null,
-                info == null ? null : info.getOsImage(),
-                info == null ? null : info.getKubeletVersion()),
-            prune);
-    String rv = node.getMetadata().getResourceVersion();
-    long version = number(rv);
-    return new Kept(version, version < 0 ? rv : null, t);
+    List<Taint> taints = parts.taints() == null ? null : withoutTimes(parts.taints());
+    Template t = intern(parts.template(labels, taints), prune);
+    long version = number(parts.resourceVersion());
+    return new Kept(version, version < 0 ? parts.resourceVersion() : null, t);
   }
 
   /**
@@ -239,15 +213,7 @@ public final class CompactNodeStore implements ItemStore<Node>, StreamedLister.P
     if (t.labels() != null) {
       Map<String, String> labels = labelSets.putIfAbsent(t.labels(), t.labels());
       if (labels != null && labels != t.labels()) {
-        t =
-            new Template(
-                labels,
-                t.spec(),
-                t.taints(),
-                t.unschedulable(),
-                t.info(),
-                t.osImage(),
-                t.kubelet());
+        t = t.withLabels(labels);
       }
     }
     templates.put(t, t);
@@ -292,15 +258,6 @@ public final class CompactNodeStore implements ItemStore<Node>, StreamedLister.P
             : t.taints().stream()
                 .map(x -> new Taint(x.getEffect(), x.getKey(), x.getTimeAdded(), x.getValue()))
                 .collect(java.util.stream.Collectors.toCollection(ArrayList::new));
-    return Trimmed.assembled(
-        name,
-        version(kept),
-        labels,
-        t.spec(),
-        taints,
-        t.unschedulable(),
-        t.info(),
-        t.osImage(),
-        t.kubelet());
+    return t.node(name, version(kept), labels, taints);
   }
 }

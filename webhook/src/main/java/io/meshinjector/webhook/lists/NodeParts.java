@@ -1,16 +1,27 @@
 package io.meshinjector.webhook.lists;
 
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeSpec;
+import io.fabric8.kubernetes.api.model.NodeStatus;
+import io.fabric8.kubernetes.api.model.NodeSystemInfo;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Taint;
 import java.util.List;
 import java.util.Map;
 
 /**
- * What is kept of a Node, filled in as it is read: from a bound Node ({@link Trimmed#node}), from a
- * list's JSON ({@link TrimmedNodeReader}) or from its protobuf ({@link ProtobufNodeReader}). All
- * three make the trimmed Node here, so a node looks the same to the view however it was read.
+ * What is kept of a Node, and the one place that says which fields those are: the fields below, as
+ * they are read, and a {@link Template}, what a pool of nodes shares (all of them but the name and
+ * resourceVersion). Filled in from a bound Node ({@link #of}, for {@link Trimmed#node}), from a
+ * list's JSON ({@link TrimmedNodeReader}) or from its protobuf ({@link ProtobufNodeReader}); every
+ * trimmed Node, these and the ones {@link io.meshinjector.webhook.cluster.CompactNodeStore} makes
+ * again from its templates, is made by {@link Template#node}, so a node looks the same to the view
+ * however it was read.
+ *
+ * <p>To keep one more field: add it here (the fields, {@link #of}, {@link #template}, {@link
+ * Template} and its {@link Template#node}), then to the two readers.
  */
-final class NodeParts {
+public final class NodeParts {
   String name;
   String resourceVersion;
   Map<String, String> labels;
@@ -27,17 +38,116 @@ final class NodeParts {
   String osImage;
   String kubelet;
 
-  /** The trimmed Node: labels compact, strings shared. */
+  /** The parts of a bound Node, as it holds them. */
+  public static NodeParts of(Node node) {
+    NodeSpec spec = node.getSpec();
+    NodeSystemInfo info = node.getStatus() == null ? null : node.getStatus().getNodeInfo();
+    NodeParts parts = new NodeParts();
+    parts.name = node.getMetadata().getName();
+    parts.resourceVersion = node.getMetadata().getResourceVersion();
+    parts.labels = node.getMetadata().getLabels();
+    parts.spec = spec != null;
+    parts.taints = spec == null ? null : spec.getTaints();
+    parts.unschedulable = spec == null ? null : spec.getUnschedulable();
+    parts.info = info != null;
+    parts.osImage = info == null ? null : info.getOsImage();
+    parts.kubelet = info == null ? null : info.getKubeletVersion();
+    return parts;
+  }
+
+  /** The trimmed Node: its labels made compact and its strings shared, here, on the way. */
   Node trimmed() {
-    return Trimmed.assembled(
-        name,
-        resourceVersion,
-        Trimmed.compact(labels),
-        spec,
-        taints,
-        unschedulable,
-        info,
-        Trimmed.shared(osImage),
-        Trimmed.shared(kubelet));
+    labels = Trimmed.compact(labels);
+    osImage = Trimmed.shared(osImage);
+    kubelet = Trimmed.shared(kubelet);
+    return template().node(name, resourceVersion, labels, taints);
+  }
+
+  /** All but the name and resourceVersion, as they are now. */
+  Template template() {
+    return template(labels, taints);
+  }
+
+  /**
+   * All but the name and resourceVersion, with {@code labels} and {@code taints} in place of these
+   * parts' own: for a store that keeps them otherwise ({@link
+   * io.meshinjector.webhook.cluster.CompactNodeStore}).
+   */
+  public Template template(Map<String, String> labels, List<Taint> taints) {
+    return new Template(labels, spec, taints, unschedulable, info, osImage, kubelet);
+  }
+
+  public String name() {
+    return name;
+  }
+
+  public String resourceVersion() {
+    return resourceVersion;
+  }
+
+  public Map<String, String> labels() {
+    return labels;
+  }
+
+  public List<Taint> taints() {
+    return taints;
+  }
+
+  /**
+   * What a pool of nodes shares: all that is kept of a Node but its name and resourceVersion. The
+   * unit {@link io.meshinjector.webhook.cluster.CompactNodeStore} holds once for all the nodes that
+   * have it.
+   *
+   * @param spec whether the Node had a spec; {@code taints} and {@code unschedulable} are its
+   * @param info whether it had status.nodeInfo; {@code osImage} and {@code kubelet} are its
+   */
+  public record Template(
+      Map<String, String> labels,
+      boolean spec,
+      List<Taint> taints,
+      Boolean unschedulable,
+      boolean info,
+      String osImage,
+      String kubelet) {
+
+    public Template withLabels(Map<String, String> labels) {
+      return new Template(labels, spec, taints, unschedulable, info, osImage, kubelet);
+    }
+
+    /**
+     * The trimmed Node {@code name} of this template, with {@code labels} and {@code taints} in
+     * place of the template's: the node's own, kept as given (its labels already as the trimmed
+     * Node keeps them, compact; the caller passes lists of its own).
+     *
+     * <p>Made with the model's setters rather than fabric8's builders: a builder copies each nested
+     * object once more on the way, and making 20,000 Nodes that way, twice each as the informer
+     * takes in the first list, was most of the time between the list's end and the view in sync.
+     */
+    public Node node(
+        String name, String resourceVersion, Map<String, String> labels, List<Taint> taints) {
+      ObjectMeta metadata = new ObjectMeta();
+      metadata.setName(name);
+      metadata.setResourceVersion(resourceVersion);
+      metadata.setLabels(labels);
+      Node node = new Node();
+      node.setApiVersion("v1");
+      node.setKind("Node");
+      node.setMetadata(metadata);
+      if (spec) {
+        NodeSpec kept = new NodeSpec();
+        kept.setTaints(taints);
+        kept.setUnschedulable(unschedulable);
+        node.setSpec(kept);
+      }
+      if (info) {
+        NodeSystemInfo kept = new NodeSystemInfo();
+        kept.setOsImage(osImage);
+        kept.setKubeletVersion(kubelet);
+        NodeStatus status = new NodeStatus();
+        status.setNodeInfo(kept);
+        node.setStatus(status);
+      }
+      return node;
+    }
   }
 }

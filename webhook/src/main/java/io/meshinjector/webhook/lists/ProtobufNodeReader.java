@@ -1,10 +1,10 @@
 package io.meshinjector.webhook.lists;
 
 import static com.google.protobuf.WireFormat.getTagFieldNumber;
-import static io.meshinjector.webhook.kube.ProtobufList.enter;
-import static io.meshinjector.webhook.kube.ProtobufList.leave;
-import static io.meshinjector.webhook.kube.ProtobufList.string;
-import static io.meshinjector.webhook.kube.ProtobufList.varint;
+import static io.meshinjector.webhook.lists.ProtobufList.enter;
+import static io.meshinjector.webhook.lists.ProtobufList.leave;
+import static io.meshinjector.webhook.lists.ProtobufList.string;
+import static io.meshinjector.webhook.lists.ProtobufList.varint;
 
 import com.google.protobuf.CodedInputStream;
 import io.fabric8.kubernetes.api.model.Node;

@@ -4,10 +4,6 @@ import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.api.model.NodeSpec;
-import io.fabric8.kubernetes.api.model.NodeStatus;
-import io.fabric8.kubernetes.api.model.NodeSystemInfo;
-import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodCondition;
@@ -27,7 +23,7 @@ public final class Trimmed {
   private Trimmed() {}
 
   /**
-   * Name, resourceVersion, labels, taints, unschedulable, and nodeInfo's OS image and kubelet.
+   * What {@link NodeParts} keeps of a Node.
    *
    * <p>The labels are held compactly, in an immutable map whose values are shared between nodes:
    * most of a node's 20-odd labels (zone, instance type, node group, OS, architecture) repeat
@@ -35,17 +31,8 @@ public final class Trimmed {
    * saves about a sixth of the process's live heap.
    */
   public static Node node(Node node) {
-    NodeSystemInfo info = node.getStatus() == null ? null : node.getStatus().getNodeInfo();
-    NodeParts parts = new NodeParts();
-    parts.name = node.getMetadata().getName();
-    parts.resourceVersion = node.getMetadata().getResourceVersion();
-    parts.labels = node.getMetadata().getLabels();
-    parts.spec = node.getSpec() != null;
-    parts.taints = node.getSpec() == null ? null : taints(node.getSpec().getTaints());
-    parts.unschedulable = node.getSpec() == null ? null : node.getSpec().getUnschedulable();
-    parts.info = info != null;
-    parts.osImage = info == null ? null : info.getOsImage();
-    parts.kubelet = info == null ? null : info.getKubeletVersion();
+    NodeParts parts = NodeParts.of(node);
+    parts.taints = taints(parts.taints);
     return parts.trimmed();
   }
 
@@ -57,52 +44,6 @@ public final class Trimmed {
     return taints.stream()
         .map(t -> new Taint(t.getEffect(), t.getKey(), t.getTimeAdded(), t.getValue()))
         .toList();
-  }
-
-  /**
-   * A trimmed Node made of parts that are already as it keeps them ({@code labels} compact, strings
-   * shared): {@link NodeParts} and {@link io.meshinjector.webhook.cluster.CompactNodeStore}, which
-   * makes each Node again from what it holds, both make it here.
-   *
-   * <p>Made with the model's setters rather than fabric8's builders: a builder copies each nested
-   * object once more on the way, and making 20,000 Nodes that way, twice each as the informer takes
-   * in the first list, was most of the time between the list's end and the view in sync.
-   *
-   * @param taints kept as given: the caller passes a list of its own
-   */
-  public static Node assembled(
-      String name,
-      String resourceVersion,
-      Map<String, String> labels,
-      boolean spec,
-      List<Taint> taints,
-      Boolean unschedulable,
-      boolean info,
-      String osImage,
-      String kubelet) {
-    ObjectMeta metadata = new ObjectMeta();
-    metadata.setName(name);
-    metadata.setResourceVersion(resourceVersion);
-    metadata.setLabels(labels);
-    Node node = new Node();
-    node.setApiVersion("v1");
-    node.setKind("Node");
-    node.setMetadata(metadata);
-    if (spec) {
-      NodeSpec kept = new NodeSpec();
-      kept.setTaints(taints);
-      kept.setUnschedulable(unschedulable);
-      node.setSpec(kept);
-    }
-    if (info) {
-      NodeSystemInfo kept = new NodeSystemInfo();
-      kept.setOsImage(osImage);
-      kept.setKubeletVersion(kubelet);
-      NodeStatus status = new NodeStatus();
-      status.setNodeInfo(kept);
-      node.setStatus(status);
-    }
-    return node;
   }
 
   /** An immutable copy with shared strings; a null value (a YAML {@code key:}) becomes "". */
