@@ -10,7 +10,7 @@ import io.fabric8.kubernetes.api.model.NodeList;
 import io.fabric8.kubernetes.api.model.NodeListBuilder;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.meshinjector.plane.RealisticNodes;
-import io.meshinjector.webhook.kube.NodeListReading;
+import io.meshinjector.webhook.lists.NodeListReading;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package io.meshinjector.webhook.kube;
+package io.meshinjector.webhook.lists;
 
 import io.fabric8.kubernetes.api.model.ListMeta;
 import io.fabric8.kubernetes.api.model.Node;
@@ -22,6 +22,6 @@ public final class NodeListReading {
   /** A JSON NodeList ({@link StreamedList#decode}, {@link TrimmedNodeReader}), the same way. */
   public static ListMeta json(InputStream body, Consumer<Node> each) throws IOException {
     return StreamedList.decode(
-        ClusterClients.mapper(), body, StreamedList.ItemReader.trimmedNodes(), each);
+        SkippingDecoder.mapper(), body, StreamedList.ItemReader.trimmedNodes(), each);
   }
 }
