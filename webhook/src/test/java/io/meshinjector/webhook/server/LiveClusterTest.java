@@ -59,11 +59,12 @@ class LiveClusterTest {
   // spelled out: the chart and users select on this very string
   static final String INJECTION = "mesh-injector.io/injection";
   static final String LEASE_NAMESPACE = "mesh-injector";
-  // short enough for a quick takeover, long enough that a leader renews in time on two busy cores
-  // (at 1.5 s / 1 s a renewal missed under a parallel build, and two instances led at once)
+  // short enough for a takeover well within LIMIT, long enough that a leader renews in time on two
+  // busy cores (at 1.5 s / 1 s a renewal missed under a parallel build and two instances led at
+  // once; at 4 s / 3 s a renewal missed at a load average of 15, and the lease changed hands)
   static final LeaderElection.Timing FAST =
       new LeaderElection.Timing(
-          Duration.ofMillis(4000), Duration.ofMillis(3000), Duration.ofMillis(200));
+          Duration.ofMillis(8000), Duration.ofMillis(6000), Duration.ofMillis(200));
 
   private final List<LiveCluster> started = new ArrayList<>();
   private final Map<LiveCluster, SimpleMeterRegistry> registries = new HashMap<>();
@@ -358,6 +359,9 @@ class LiveClusterTest {
       lagging.upsertNode(n);
     }
     client.namespaces().resource(enabledNamespace("fresh")).create();
+    // the running label writer patches the new namespace's injection label on its own time: wait
+    // for it, so that the requests counted below are the view's alone
+    awaitInjectionLabel("fresh");
     LiveNamespaces view =
         new LiveNamespaces(lagging, client, io.meshinjector.engine.revisions.Revisions::unknown);
 
