@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.meshinjector.plane.Await;
+import io.meshinjector.plane.KubePlane;
+import io.meshinjector.plane.Tls;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -17,8 +17,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.security.KeyStore;
-import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -26,8 +24,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -80,7 +76,7 @@ class ImageLaunchIT {
       assertThat(certs.waitFor()).as(certsOut).isZero();
       readOnlyForAll(image);
 
-      int port = freePort();
+      int port = KubePlane.freePort();
       List<String> command = new ArrayList<>(asImageUser);
       command.addAll(
           List.of(
@@ -93,7 +89,7 @@ class ImageLaunchIT {
               "--port",
               String.valueOf(port),
               "--metrics-port",
-              String.valueOf(freePort())));
+              String.valueOf(KubePlane.freePort())));
       Path log = Files.createTempFile("mesh-injector-image", ".log");
       ProcessBuilder builder =
           new ProcessBuilder(command)
@@ -106,7 +102,7 @@ class ImageLaunchIT {
       Process server = builder.start();
       try {
         HttpClient client =
-            HttpClient.newBuilder().sslContext(trusting(tls.resolve("ca.crt"))).build();
+            HttpClient.newBuilder().sslContext(Tls.trusting(tls.resolve("ca.crt"))).build();
         Duration ready = null;
         while (ready == null) {
           assertThat(server.isAlive()).as(Files.readString(log)).isTrue();
@@ -264,29 +260,6 @@ class ImageLaunchIT {
                 .build(),
             HttpResponse.BodyHandlers.discarding())
         .statusCode();
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
-  }
-
-  private static SSLContext trusting(Path caCrt) throws Exception {
-    KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
-    store.load(null, null);
-    try (InputStream in = Files.newInputStream(caCrt)) {
-      int i = 0;
-      for (var cert : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
-        store.setCertificateEntry("ca" + i++, cert);
-      }
-    }
-    TrustManagerFactory tmf =
-        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-    tmf.init(store);
-    SSLContext ctx = SSLContext.getInstance("TLS");
-    ctx.init(null, tmf.getTrustManagers(), null);
-    return ctx;
   }
 
   private static String read(Path file) {

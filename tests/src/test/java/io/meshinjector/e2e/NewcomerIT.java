@@ -6,33 +6,22 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
-import jakarta.json.Json;
-import jakarta.json.JsonArray;
-import jakarta.json.JsonObject;
-import jakarta.json.JsonStructure;
-import java.io.ByteArrayInputStream;
+import io.meshinjector.plane.KubePlane;
+import io.meshinjector.plane.Parsson;
+import io.meshinjector.plane.Tls;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.StringReader;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
-import java.security.cert.CertificateFactory;
-import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -58,7 +47,7 @@ class NewcomerIT {
   @BeforeAll
   static void serve() throws Exception {
     assertThat(JAR).as("the webhook module builds the runnable jar first").exists();
-    port = freePort();
+    port = KubePlane.freePort();
     Path tls = work.resolve("tls");
     server =
         new ProcessBuilder(
@@ -73,7 +62,7 @@ class NewcomerIT {
                 "--port",
                 String.valueOf(port),
                 "--metrics-port",
-                String.valueOf(freePort()))
+                String.valueOf(KubePlane.freePort()))
             .directory(ROOT.toFile())
             .redirectErrorStream(true)
             .redirectOutput(work.resolve("serve.log").toFile())
@@ -84,7 +73,7 @@ class NewcomerIT {
       assertThat(Instant.now()).as("ca.crt written; " + log()).isBefore(deadline);
       Thread.sleep(100);
     }
-    client = HttpClient.newBuilder().sslContext(trusting(tls.resolve("ca.crt"))).build();
+    client = HttpClient.newBuilder().sslContext(Tls.trusting(tls.resolve("ca.crt"))).build();
     while (!ready()) {
       assertThat(server.isAlive()).as(log()).isTrue();
       assertThat(Instant.now()).as("/readyz answered; " + log()).isBefore(deadline);
@@ -120,12 +109,8 @@ class NewcomerIT {
     assertThat(answer.get("allowed").asBoolean()).isTrue();
     assertThat(answer.get("patchType").asText()).isEqualTo("JSONPatch");
 
-    String patch =
-        new String(
-            Base64.getDecoder().decode(answer.get("patch").asText()), StandardCharsets.UTF_8);
-    JsonObject pod = (JsonObject) read(JSON.readTree(review).at("/request/object").toString());
-    JsonStructure patched = Json.createPatch((JsonArray) read(patch)).apply(pod);
-    JsonNode result = JSON.readTree(patched.toString());
+    JsonNode patch = JSON.readTree(Base64.getDecoder().decode(answer.get("patch").asText()));
+    JsonNode result = Parsson.apply(patch, JSON.readTree(review).at("/request/object"));
 
     List<String> initNames = names(result.at("/spec/initContainers"));
     assertThat(initNames).startsWith("linkerd-init", "linkerd-proxy");
@@ -238,12 +223,6 @@ class NewcomerIT {
     return out;
   }
 
-  private static JsonStructure read(String json) {
-    try (var reader = Json.createReader(new StringReader(json))) {
-      return reader.read();
-    }
-  }
-
   private static boolean ready() {
     try {
       return client
@@ -262,23 +241,6 @@ class NewcomerIT {
     }
   }
 
-  private static SSLContext trusting(Path caCrt) throws Exception {
-    KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
-    store.load(null, null);
-    try (InputStream in = new ByteArrayInputStream(Files.readAllBytes(caCrt))) {
-      int i = 0;
-      for (var cert : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
-        store.setCertificateEntry("ca" + i++, (X509Certificate) cert);
-      }
-    }
-    TrustManagerFactory tmf =
-        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-    tmf.init(store);
-    SSLContext ctx = SSLContext.getInstance("TLS");
-    ctx.init(null, tmf.getTrustManagers(), null);
-    return ctx;
-  }
-
   private static String log() {
     try {
       return "serve log:\n" + Files.readString(work.resolve("serve.log"));
@@ -289,11 +251,5 @@ class NewcomerIT {
 
   private static String java() {
     return Path.of(System.getProperty("java.home"), "bin", "java").toString();
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
   }
 }
