@@ -14,6 +14,14 @@ public final class Cli {
 
   private Cli() {}
 
+  /** {@code bin/mesh-injector ARGS} as an operator runs it on {@code kubeconfig}. */
+  public static Result meshInjector(Path dir, Path kubeconfig, Duration limit, String... args)
+      throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(List.of(Serve.launcher().toString()));
+    command.addAll(List.of(args));
+    return run(dir, kubeconfig, command, limit);
+  }
+
   public static Result run(Path dir, Path kubeconfig, List<String> command, Duration limit)
       throws IOException, InterruptedException {
     Path out = Files.createTempFile(dir, "out-", ".txt");

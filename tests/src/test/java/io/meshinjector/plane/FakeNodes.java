@@ -30,6 +30,20 @@ public final class FakeNodes {
   public static final String CENTOS7 = "CentOS Linux 7 (Core)";
   public static final String DEBIAN = "Debian GNU/Linux 12 (bookworm)";
 
+  /** A kubelet that runs native sidecars (1.29 on). */
+  public static final String KUBELET = "v1.32.6";
+
+  /**
+   * RHEL 8 nodes on kubelet {@value #KUBELET}, labelled {@code labels}: where nft works and native
+   * sidecars run, the node most classes need.
+   */
+  public static void createRhel8(
+      KubernetesClient admin, Map<String, String> labels, String... names) {
+    for (String name : names) {
+      create(admin, name, Shape.of(RHEL8, KUBELET, labels));
+    }
+  }
+
   public static Node create(KubernetesClient admin, String name, Shape shape) {
     Map<String, String> labels = new LinkedHashMap<>();
     labels.put("kubernetes.io/hostname", name);

@@ -4,6 +4,9 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Assumptions;
@@ -67,13 +70,31 @@ public class RealPlane implements BeforeAllCallback, AfterAllCallback {
     return shared.plane();
   }
 
-  KubernetesClient admin() {
+  /** The plane's client with the admin's credentials. */
+  public KubernetesClient admin() {
     return shared.plane().admin();
   }
 
   /** A folder of the test class's own, for files and logs. */
   public Path dir(String name) throws IOException {
     return Files.createDirectories(plane().dir().resolve(owner).resolve(name));
+  }
+
+  /**
+   * {@code bin/mesh-injector ARGS} as the cluster's admin runs it, its output kept in {@link
+   * #dir}{@code (folder)}.
+   */
+  public Cli.Result meshInjector(String folder, Duration limit, String... args)
+      throws IOException, InterruptedException {
+    return Cli.meshInjector(dir(folder), plane().adminKubeconfigFile(), limit, args);
+  }
+
+  /** The plane's {@code kubectl ARGS} as the cluster's admin runs it, its output kept likewise. */
+  public Cli.Result kubectl(String folder, Duration limit, String... args)
+      throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(List.of(plane().kubectl().toString()));
+    command.addAll(List.of(args));
+    return Cli.run(dir(folder), plane().adminKubeconfigFile(), command, limit);
   }
 
   @Override

@@ -167,10 +167,15 @@ public final class Release {
 
   /** The chart's {@code serve --config} file, as the ConfigMap mounts it. */
   public Path configFile(Path dir) throws IOException {
+    Files.createDirectories(dir);
+    return KubePlane.write(dir.resolve("config.yaml"), config());
+  }
+
+  /** The config the chart rendered, as its ConfigMap holds it now. */
+  public String config() {
     ConfigMap cm =
         plane.admin().configMaps().inNamespace(namespace).withName(fullname() + "-config").get();
-    Files.createDirectories(dir);
-    return KubePlane.write(dir.resolve("config.yaml"), cm.getData().get("config.yaml"));
+    return cm.getData().get("config.yaml");
   }
 
   /**

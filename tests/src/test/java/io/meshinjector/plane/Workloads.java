@@ -1,19 +1,25 @@
 package io.meshinjector.plane;
 
+import io.fabric8.kubernetes.api.model.LabelSelector;
+import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodSpecBuilder;
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.api.model.PodTemplateSpecBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
-/** Namespaces, pods and Deployments as a user writes them. */
+/** Namespaces, pods, Deployments and StatefulSets as a user writes them. */
 public final class Workloads {
   private Workloads() {}
 
@@ -54,6 +60,17 @@ public final class Workloads {
         });
   }
 
+  /**
+   * A namespace that opted in ({@code inject: enabled}), returned once the leader has labelled it
+   * for the chart's fail-closed webhook entry ({@link #awaitInjectionLabel}): the state a class
+   * that admits pods there starts from.
+   */
+  public static Namespace optedIn(KubernetesClient admin, String name, Duration limit) {
+    Namespace ns = namespace(admin, name, Map.of("inject", "enabled"), Map.of());
+    awaitInjectionLabel(admin, name, limit);
+    return ns;
+  }
+
   public static PodSpec appSpec(Map<String, String> nodeSelector) {
     return new PodSpecBuilder()
         .withNodeSelector(nodeSelector)
@@ -86,17 +103,40 @@ public final class Workloads {
         .endMetadata()
         .withNewSpec()
         .withReplicas(replicas)
-        .withNewSelector()
-        .addToMatchLabels("app", name)
-        .endSelector()
-        .withNewTemplate()
+        .withSelector(selector(name))
+        .withTemplate(template(name, podAnnotations, spec))
+        .endSpec()
+        .build();
+  }
+
+  /** One replica, its Service named after it, as a database is run. */
+  public static StatefulSet statefulSet(String name, PodSpec spec) {
+    return new StatefulSetBuilder()
         .withNewMetadata()
-        .addToLabels("app", name)
-        .withAnnotations(podAnnotations)
+        .withName(name)
+        .endMetadata()
+        .withNewSpec()
+        .withServiceName(name)
+        .withReplicas(1)
+        .withSelector(selector(name))
+        .withTemplate(template(name, Map.of(), spec))
+        .endSpec()
+        .build();
+  }
+
+  /** A workload's pods are labelled {@code app: name}, which its selector and the tests read. */
+  private static LabelSelector selector(String app) {
+    return new LabelSelectorBuilder().addToMatchLabels("app", app).build();
+  }
+
+  private static PodTemplateSpec template(
+      String app, Map<String, String> annotations, PodSpec spec) {
+    return new PodTemplateSpecBuilder()
+        .withNewMetadata()
+        .addToLabels("app", app)
+        .withAnnotations(annotations)
         .endMetadata()
         .withSpec(spec)
-        .endTemplate()
-        .endSpec()
         .build();
   }
 

@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodSpecBuilder;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJobBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -23,8 +24,8 @@ import io.meshinjector.plane.Cli;
 import io.meshinjector.plane.FakeNodes;
 import io.meshinjector.plane.KubePlane;
 import io.meshinjector.plane.RealPlane;
-import io.meshinjector.plane.Release;
 import io.meshinjector.plane.Serve;
+import io.meshinjector.plane.ServedRelease;
 import io.meshinjector.plane.Workloads;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -56,18 +57,13 @@ class AdmissionIT {
   static final Map<String, String> ENABLED = Map.of("inject", "enabled");
   static final ObjectMapper JSON = new ObjectMapper();
 
-  static Release release;
   static Serve serve;
   static KubernetesClient admin;
 
   @BeforeAll
   static void installAndServe() throws Exception {
-    KubePlane plane = PLANE.plane();
-    admin = plane.admin();
-    FakeNodes.create(
-        admin, "rhel-1", FakeNodes.Shape.of(FakeNodes.RHEL8, "v1.32.6", Map.of("pool", "rhel")));
-    FakeNodes.create(
-        admin, "rhel-2", FakeNodes.Shape.of(FakeNodes.RHEL8, "v1.32.6", Map.of("pool", "rhel")));
+    admin = PLANE.admin();
+    FakeNodes.createRhel8(admin, Map.of("pool", "rhel"), "rhel-1", "rhel-2");
     FakeNodes.create(
         admin,
         "centos-1",
@@ -80,11 +76,7 @@ class AdmissionIT {
         admin, "rhel-old", FakeNodes.Shape.of(FakeNodes.RHEL8, "v1.28.15", Map.of("pool", "rhel")));
     // the mesh CNI is installed (its DaemonSet's pods come later): the chart creates its Role
     Workloads.namespace(admin, "linkerd-cni", Map.of(), Map.of());
-    int port = KubePlane.freePort();
-    release = Release.install(plane, "mi", NS, Release.urlValue(port));
-    Path dir = PLANE.dir("replica");
-    serve = release.replica("replica", dir, port);
-    serve.start().awaitReady(Duration.ofSeconds(20));
+    serve = ServedRelease.install(PLANE, "mi", NS, Duration.ofSeconds(20)).serve();
     Await.until(
         "capability labels on every node",
         Duration.ofSeconds(20),
@@ -127,6 +119,11 @@ class AdmissionIT {
     }
   }
 
+  /** Creates {@code deployment} in {@code namespace}: its controllers make the pods. */
+  static void deploy(String namespace, Deployment deployment) {
+    admin.apps().deployments().inNamespace(namespace).resource(deployment).create();
+  }
+
   static String decision(Pod pod) {
     return pod.getMetadata().getAnnotations().getOrDefault("mesh-injector.io/decision", "");
   }
@@ -138,12 +135,7 @@ class AdmissionIT {
   @Test
   @Order(1)
   void aDeploymentIsInjectedAndTheSchedulerPlacesItOnlyWhereItsPathWorks() {
-    admin
-        .apps()
-        .deployments()
-        .inNamespace("shop")
-        .resource(Workloads.deployment("web", 6, Map.of(), Workloads.appSpec(Map.of())))
-        .create();
+    deploy("shop", Workloads.deployment("web", 6, Map.of(), Workloads.appSpec(Map.of())));
     List<Pod> pods = Workloads.scheduled(admin, "shop", "web", 6);
     Map<String, Node> nodes =
         admin.nodes().list().getItems().stream()
@@ -176,13 +168,9 @@ class AdmissionIT {
   @Order(1)
   void theApiServerCallsTheWebhookOncePerPod() {
     double before = webhookCalls();
-    admin
-        .apps()
-        .deployments()
-        .inNamespace("shop")
-        .resource(
-            Workloads.deployment("once", 10, Map.of(), Workloads.appSpec(Map.of("pool", "rhel"))))
-        .create();
+    deploy(
+        "shop",
+        Workloads.deployment("once", 10, Map.of(), Workloads.appSpec(Map.of("pool", "rhel"))));
     List<Pod> pods = Workloads.podsOf(admin, "shop", "once", 10);
     for (Pod pod : pods) {
       assertThat(decision(pod)).startsWith("init/nft");
@@ -204,17 +192,13 @@ class AdmissionIT {
   @Test
   @Order(2)
   void aRefusedPodShowsItsReasonInTheReplicaSetsEvents() {
-    admin
-        .apps()
-        .deployments()
-        .inNamespace("shop")
-        .resource(
-            Workloads.deployment(
-                "old",
-                1,
-                Map.of("mesh-injector.io/iptables-mode", "nft"),
-                Workloads.appSpec(Map.of("pool", "centos"))))
-        .create();
+    deploy(
+        "shop",
+        Workloads.deployment(
+            "old",
+            1,
+            Map.of("mesh-injector.io/iptables-mode", "nft"),
+            Workloads.appSpec(Map.of("pool", "centos"))));
     Await.until(
         "a FailedCreate event of old's ReplicaSet",
         Duration.ofSeconds(30),
@@ -287,11 +271,7 @@ class AdmissionIT {
                     - {name: app, image: registry.example/api:1.0}
             """);
     Cli.Result apply =
-        Cli.run(
-            dir,
-            PLANE.plane().adminKubeconfigFile(),
-            List.of(PLANE.plane().kubectl().toString(), "apply", "-f", file.toString()),
-            Duration.ofSeconds(60));
+        PLANE.kubectl("apply", Duration.ofSeconds(60), "apply", "-f", file.toString());
     assertThat(apply.exit()).as(apply.err()).isZero();
     for (Pod pod : Workloads.podsOf(admin, "oneshot", "api", 2)) {
       assertThat(decision(pod)).as(pod.getMetadata().getName()).startsWith("init/nft");
@@ -372,12 +352,7 @@ class AdmissionIT {
             .endSecurityContext()
             .endContainer()
             .build();
-    admin
-        .apps()
-        .deployments()
-        .inNamespace("secure")
-        .resource(Workloads.deployment("locked", 3, Map.of(), restricted))
-        .create();
+    deploy("secure", Workloads.deployment("locked", 3, Map.of(), restricted));
     List<Pod> pods = Workloads.scheduled(admin, "secure", "locked", 3);
     for (Pod pod : pods) {
       assertThat(decision(pod)).startsWith("cni");
@@ -390,24 +365,17 @@ class AdmissionIT {
   void explainPreviewsANamespaceOfFiftyWorkloads() throws Exception {
     Workloads.namespace(admin, "preview", Map.of(), Map.of());
     for (int i = 0; i < 50; i++) {
-      admin
-          .apps()
-          .deployments()
-          .inNamespace("preview")
-          .resource(
-              Workloads.deployment(
-                  "svc-" + i,
-                  0,
-                  Map.of(),
-                  Workloads.appSpec(i % 5 == 0 ? Map.of("pool", "rhel") : Map.of())))
-          .create();
+      deploy(
+          "preview",
+          Workloads.deployment(
+              "svc-" + i,
+              0,
+              Map.of(),
+              Workloads.appSpec(i % 5 == 0 ? Map.of("pool", "rhel") : Map.of())));
     }
     Cli.Result explain =
-        Cli.run(
-            PLANE.dir("explain"),
-            PLANE.plane().adminKubeconfigFile(),
-            List.of(Serve.launcher().toString(), "explain", "-n", "preview", "-o", "json"),
-            Duration.ofSeconds(60));
+        PLANE.meshInjector(
+            "explain", Duration.ofSeconds(60), "explain", "-n", "preview", "-o", "json");
     assertThat(explain.exit()).as(explain.err()).isZero();
     JsonNode rows = JSON.readTree(explain.out());
     assertThat(rows).hasSize(50);
@@ -429,18 +397,15 @@ class AdmissionIT {
     // CronJob, its template), rather than waiting for the controller's next minute; the Job
     // controller makes its pod and the API server sends that through the webhook either way
     Cli.Result job =
-        Cli.run(
-            PLANE.dir("kubectl"),
-            PLANE.plane().adminKubeconfigFile(),
-            List.of(
-                PLANE.plane().kubectl().toString(),
-                "-n",
-                "shop",
-                "create",
-                "job",
-                "nightly-now",
-                "--from=cronjob/nightly"),
-            Duration.ofSeconds(30));
+        PLANE.kubectl(
+            "kubectl",
+            Duration.ofSeconds(30),
+            "-n",
+            "shop",
+            "create",
+            "job",
+            "nightly-now",
+            "--from=cronjob/nightly");
     assertThat(job.exit()).as(job.err()).isZero();
     List<Pod> pods = Workloads.scheduled(admin, "shop", "nightly", 1, Duration.ofSeconds(60));
     for (Pod pod : pods) {

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodSpecBuilder;
@@ -14,8 +13,6 @@ import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
-import io.fabric8.kubernetes.api.model.apps.StatefulSet;
-import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -26,9 +23,11 @@ import io.meshinjector.plane.Await;
 import io.meshinjector.plane.Cli;
 import io.meshinjector.plane.FakeNodes;
 import io.meshinjector.plane.KubePlane;
+import io.meshinjector.plane.NodeCapabilities;
 import io.meshinjector.plane.RealPlane;
 import io.meshinjector.plane.Release;
 import io.meshinjector.plane.Serve;
+import io.meshinjector.plane.ServedRelease;
 import io.meshinjector.plane.ServiceAccounts;
 import io.meshinjector.plane.Workloads;
 import java.nio.file.Path;
@@ -63,12 +62,13 @@ class CheckIT {
 
   static Serve serve;
   static Release release;
-  static int port;
 
   static Cli.Result check(Path kubeconfig, String... args) throws Exception {
-    List<String> command = new ArrayList<>(List.of(Serve.launcher().toString(), "check"));
+    List<String> command = new ArrayList<>(List.of("check"));
     command.addAll(List.of(args));
-    Cli.Result r = Cli.run(PLANE.dir("check"), kubeconfig, command, Duration.ofSeconds(90));
+    Cli.Result r =
+        Cli.meshInjector(
+            PLANE.dir("check"), kubeconfig, Duration.ofSeconds(90), command.toArray(String[]::new));
     System.out.printf(
         "CheckIT: check %s exit %d in %d ms%n%s%s",
         String.join(" ", args), r.exit(), r.took().toMillis(), r.out(), r.err());
@@ -173,14 +173,11 @@ class CheckIT {
   @Order(3)
   void afterAHealthyInstallEveryCheckPassesOrWarns() throws Exception {
     KubernetesClient admin = PLANE.plane().admin();
-    FakeNodes.create(admin, "rhel-1", FakeNodes.Shape.of(FakeNodes.RHEL8, "v1.32.6", Map.of()));
-    FakeNodes.create(admin, "rhel-2", FakeNodes.Shape.of(FakeNodes.RHEL8, "v1.32.6", Map.of()));
-    port = KubePlane.freePort();
-    release = Release.install(PLANE.plane(), "mi", NS, Release.urlValue(port));
-    serve = release.replica("replica", PLANE.dir("replica"), port);
-    serve.start().awaitReady(Duration.ofSeconds(30));
-    Workloads.namespace(admin, "shop", Map.of("inject", "enabled"), Map.of());
-    Workloads.awaitInjectionLabel(admin, "shop", Duration.ofSeconds(30));
+    FakeNodes.createRhel8(admin, Map.of(), "rhel-1", "rhel-2");
+    ServedRelease mi = ServedRelease.install(PLANE, "mi", NS, Duration.ofSeconds(30));
+    release = mi.release();
+    serve = mi.serve();
+    Workloads.optedIn(admin, "shop", Duration.ofSeconds(30));
     runningInjectedPod(admin, "web-1", "rhel-1");
 
     Cli.Result r = check(admin());
@@ -203,7 +200,7 @@ class CheckIT {
   @Order(4)
   void aNodeWithoutAPathAStaleReportAndAPodAtRiskAreEachReportedWithTheirHint() throws Exception {
     KubernetesClient admin = PLANE.plane().admin();
-    FakeNodes.create(admin, "broken-1", FakeNodes.Shape.of(FakeNodes.RHEL8, "v1.32.6", Map.of()));
+    FakeNodes.createRhel8(admin, Map.of(), "broken-1");
     Await.until(
         "the view holds broken-1 (its capability labels are published)",
         Duration.ofSeconds(30),
@@ -271,7 +268,12 @@ class CheckIT {
     // admitted before the upgrade: the pods the plane's controllers create for a Deployment and a
     // StatefulSet, Running by their status (no kubelet here)
     admin.apps().deployments().inNamespace("shop").resource(deployment("web", 2)).create();
-    admin.apps().statefulSets().inNamespace("shop").resource(statefulSet("db")).create();
+    admin
+        .apps()
+        .statefulSets()
+        .inNamespace("shop")
+        .resource(Workloads.statefulSet("db", Workloads.appSpec(Map.of())))
+        .create();
     List<Pod> web = running(admin, "web", 2);
     running(admin, "db", 1);
     String oldVersion = web.get(0).getMetadata().getAnnotations().get("linkerd.io/proxy-version");
@@ -280,6 +282,7 @@ class CheckIT {
     release.upgrade(upgradedValues());
     // the replicas restart on a new config (the chart's checksum); this one is outside a kubelet,
     // and what check reads does not depend on how the old one ended: no drain to wait out
+    int port = serve.port();
     serve.kill();
     serve = release.replica("replica-upgraded", PLANE.dir("replica-upgraded"), port);
     serve.start().awaitReady(Duration.ofSeconds(30));
@@ -346,13 +349,14 @@ class CheckIT {
                 .build())
         .create();
 
+    // the check's line before and after the fix, but for its verdict
+    String canRead =
+        "the webhook can read the mesh CNI's pods in linkerd-cni: the ServiceAccount"
+            + " mesh-injector/"
+            + release.serviceAccount();
     Cli.Result before = check(admin());
     assertThat(before.out())
-        .contains(
-            "‼ the webhook can read the mesh CNI's pods in linkerd-cni: the ServiceAccount"
-                + " mesh-injector/"
-                + release.serviceAccount()
-                + " may not list, watch pods in linkerd-cni (SubjectAccessReview)")
+        .contains("‼ " + canRead + " may not list, watch pods in linkerd-cni (SubjectAccessReview)")
         .contains(
             "    see: the mesh CNI was installed after mesh-injector, so the chart's Role in"
                 + " linkerd-cni was not created: run helm upgrade mi -n "
@@ -362,43 +366,18 @@ class CheckIT {
     release.upgrade(upgradedValues());
     Cli.Result after = check(admin());
     assertThat(after.out())
-        .contains(
-            "the webhook can read the mesh CNI's pods in linkerd-cni: the ServiceAccount"
-                + " mesh-injector/"
-                + release.serviceAccount()
-                + " may list and watch")
+        .contains(canRead + " may list and watch")
         .doesNotContain("may not list, watch pods in linkerd-cni");
   }
 
   static Map<String, Object> upgradedValues() {
-    Map<String, Object> values = new HashMap<>(Release.urlValue(port));
+    Map<String, Object> values = new HashMap<>(Release.urlValue(serve.port()));
     values.put("config.proxy.version", NEW_PROXY);
     return values;
   }
 
   static Deployment deployment(String name, int replicas) {
     return Workloads.deployment(name, replicas, Map.of(), Workloads.appSpec(Map.of()));
-  }
-
-  static StatefulSet statefulSet(String name) {
-    return new StatefulSetBuilder()
-        .withNewMetadata()
-        .withName(name)
-        .endMetadata()
-        .withNewSpec()
-        .withServiceName(name)
-        .withReplicas(1)
-        .withNewSelector()
-        .addToMatchLabels("app", name)
-        .endSelector()
-        .withNewTemplate()
-        .withNewMetadata()
-        .addToLabels("app", name)
-        .endMetadata()
-        .withSpec(Workloads.appSpec(Map.of()))
-        .endTemplate()
-        .endSpec()
-        .build();
   }
 
   /**
@@ -455,18 +434,7 @@ class CheckIT {
   /** A NodeCapability as the probe writes it: the object, then its status subresource. */
   static void report(
       KubernetesClient admin, String node, Instant observedAt, Map<CapabilityKey, Verdict> caps) {
-    GenericKubernetesResource created =
-        admin
-            .genericKubernetesResources(NODE_CAPABILITY)
-            .resource(
-                new GenericKubernetesResourceBuilder()
-                    .withApiVersion("mesh-injector.io/v1alpha1")
-                    .withKind("NodeCapability")
-                    .withNewMetadata()
-                    .withName(node)
-                    .endMetadata()
-                    .build())
-            .create();
+    GenericKubernetesResource created = NodeCapabilities.create(admin, node);
     created.setAdditionalProperty(
         "status", new NodeCapabilityStatus(observedAt, caps, Map.of(), Map.of()).toMap());
     admin.genericKubernetesResources(NODE_CAPABILITY).resource(created).updateStatus();

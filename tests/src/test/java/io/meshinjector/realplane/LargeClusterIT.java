@@ -417,11 +417,8 @@ class LargeClusterIT {
   @Order(2)
   void explainStreamsTheClusterWithTheLaunchersDefaults() throws Exception {
     Cli.Result explain =
-        Cli.run(
-            PLANE.dir("explain"),
-            PLANE.plane().adminKubeconfigFile(),
-            List.of(Serve.launcher().toString(), "explain", "-n", "shop", "-o", "json"),
-            Duration.ofSeconds(90));
+        PLANE.meshInjector(
+            "explain", Duration.ofSeconds(90), "explain", "-n", "shop", "-o", "json");
     assertThat(explain.exit()).as(explain.err()).isIn(0, 3);
     assertThat(explain.err()).doesNotContain("OutOfMemoryError").doesNotContain("out of memory");
     System.out.printf(
@@ -437,12 +434,7 @@ class LargeClusterIT {
   @Test
   @Order(3)
   void checkJudgesEveryNodeFromOneListPerKind() throws Exception {
-    Cli.Result check =
-        Cli.run(
-            PLANE.dir("check"),
-            PLANE.plane().adminKubeconfigFile(),
-            List.of(Serve.launcher().toString(), "check", "-o", "json"),
-            Duration.ofSeconds(90));
+    Cli.Result check = PLANE.meshInjector("check", Duration.ofSeconds(90), "check", "-o", "json");
     // no replica runs here, so the install's checks fail (status 5); the node checks still run
     assertThat(check.exit()).as(check.err()).isIn(0, 5);
     assertThat(check.out()).contains(NODES + " nodes");

@@ -4,7 +4,6 @@ import static io.meshinjector.plane.ClusterHygiene.NODE_CAPABILITY;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodSpecBuilder;
@@ -12,14 +11,13 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.meshinjector.plane.Cli;
 import io.meshinjector.plane.FakeNodes;
 import io.meshinjector.plane.KubePlane;
+import io.meshinjector.plane.NodeCapabilities;
 import io.meshinjector.plane.RealPlane;
 import io.meshinjector.plane.Release;
-import io.meshinjector.plane.Serve;
 import io.meshinjector.plane.ServiceAccounts;
 import io.meshinjector.plane.Workloads;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -42,8 +40,7 @@ class ProbeIT {
   static void install() throws Exception {
     KubePlane plane = PLANE.plane();
     KubernetesClient admin = plane.admin();
-    FakeNodes.create(admin, "rhel-1", FakeNodes.Shape.of(FakeNodes.RHEL8, "v1.32.6", Map.of()));
-    FakeNodes.create(admin, "rhel-2", FakeNodes.Shape.of(FakeNodes.RHEL8, "v1.32.6", Map.of()));
+    FakeNodes.createRhel8(admin, Map.of(), "rhel-1", "rhel-2");
     release = Release.install(plane, "mi", NS, Map.of());
     String probeSa = release.fullname() + "-probe";
     // the DaemonSet's pod on rhel-1, as the kubelet would run it (no kubelet here: the object only)
@@ -67,19 +64,17 @@ class ProbeIT {
   }
 
   static Cli.Result probe(String node) throws Exception {
-    return Cli.run(
+    return Cli.meshInjector(
         PLANE.dir("probe"),
         probeKubeconfig,
-        List.of(
-            Serve.launcher().toString(),
-            "probe",
-            "--node",
-            node,
-            "--host-root",
-            "/",
-            "--interval",
-            "0"),
-        Duration.ofSeconds(60));
+        Duration.ofSeconds(60),
+        "probe",
+        "--node",
+        node,
+        "--host-root",
+        "/",
+        "--interval",
+        "0");
   }
 
   @Test
@@ -98,18 +93,7 @@ class ProbeIT {
     assertThat(status.get("sources"))
         .isEqualTo(Map.of("iptables-legacy", "files", "iptables-nft", "files", "cni", "files"));
 
-    GenericKubernetesResource other =
-        admin
-            .genericKubernetesResources(NODE_CAPABILITY)
-            .resource(
-                new GenericKubernetesResourceBuilder()
-                    .withApiVersion("mesh-injector.io/v1alpha1")
-                    .withKind("NodeCapability")
-                    .withNewMetadata()
-                    .withName("rhel-2")
-                    .endMetadata()
-                    .build())
-            .create();
+    GenericKubernetesResource other = NodeCapabilities.create(admin, "rhel-2");
     Cli.Result foreign = probe("rhel-2");
     assertThat(foreign.exit()).isNotZero();
     assertThat(foreign.out() + foreign.err())

@@ -22,7 +22,6 @@ import io.meshinjector.plane.PodBurst;
 import io.meshinjector.plane.RealNode;
 import io.meshinjector.plane.RealNodePlane;
 import io.meshinjector.plane.Release;
-import io.meshinjector.plane.Serve;
 import io.meshinjector.plane.ServedCertificate;
 import io.meshinjector.plane.Soak;
 import io.meshinjector.plane.StandInImage;
@@ -69,9 +68,7 @@ class RealNodeIT {
   static void install() throws Exception {
     KubePlane plane = PLANE.plane();
     admin = plane.admin();
-    for (String name : List.of("rhel-1", "rhel-2")) {
-      FakeNodes.create(admin, name, FakeNodes.Shape.of(FakeNodes.RHEL8, "v1.32.6", ON_FAKE_NODES));
-    }
+    FakeNodes.createRhel8(admin, ON_FAKE_NODES, "rhel-1", "rhel-2");
     long start = System.nanoTime();
     release = Release.install(plane, "mesh-injector", NS, values());
     awaitReplicasReady(Duration.ofMinutes(3));
@@ -79,8 +76,7 @@ class RealNodeIT {
     System.out.printf(
         "RealNodeIT: the webhook's replicas Ready on %s %d ms after helm install returned%n",
         RealNode.NAME, installToReady.toMillis());
-    Workloads.namespace(admin, SHOP, Map.of("inject", "enabled"), Map.of());
-    Workloads.awaitInjectionLabel(admin, SHOP, Duration.ofSeconds(60));
+    Workloads.optedIn(admin, SHOP, Duration.ofSeconds(60));
   }
 
   /** The certificate's lifetimes in minutes, from the rotation test on. */
@@ -97,12 +93,7 @@ class RealNodeIT {
    */
   static Path values() throws java.io.IOException {
     String yaml =
-        "image:\n"
-            + "  pullPolicy: Never\n"
-            + "nodeSelector:\n"
-            + "  kubernetes.io/hostname: "
-            + RealNode.NAME
-            + "\n"
+        ON_THE_REAL_NODE
             + "probe:\n"
             + "  nodeSelector:\n"
             + "    kubernetes.io/hostname: "
@@ -118,8 +109,22 @@ class RealNodeIT {
                     + "    renewBeforeMinutes: 2\n"
                     + "    overlapMinutes: 1\n"
                 : "");
+    return valuesFile("values", yaml);
+  }
+
+  /** What every release here sets: the image imported, never pulled; its pods on the real node. */
+  static final String ON_THE_REAL_NODE =
+      "image:\n"
+          + "  pullPolicy: Never\n"
+          + "nodeSelector:\n"
+          + "  kubernetes.io/hostname: "
+          + RealNode.NAME
+          + "\n";
+
+  /** {@code yaml} in a values file of its own, one per install or upgrade. */
+  static Path valuesFile(String name, String yaml) throws java.io.IOException {
     return java.nio.file.Files.writeString(
-        PLANE.dir("values").resolve("values-" + System.nanoTime() + ".yaml"), yaml);
+        PLANE.dir("values").resolve(name + "-" + System.nanoTime() + ".yaml"), yaml);
   }
 
   static Deployment webhookDeployment() {
@@ -201,6 +206,37 @@ class RealNodeIT {
     return s.toString();
   }
 
+  /** An app pod created in the opted-in namespace, placed on the fake nodes, as admitted. */
+  static Pod appPod(String name) {
+    return admin
+        .pods()
+        .inNamespace(SHOP)
+        .resource(Workloads.pod(name, Map.of(), Workloads.appSpec(ON_FAKE_NODES)))
+        .create();
+  }
+
+  /**
+   * App pods created in the opted-in namespace as {@link #appPod}, each to satisfy {@code check}.
+   */
+  static PodBurst burst(
+      String name,
+      int minimum,
+      int maximum,
+      double perSecond,
+      Duration limit,
+      java.util.function.Predicate<Pod> check) {
+    return new PodBurst(
+        admin,
+        SHOP,
+        name,
+        Workloads.appSpec(ON_FAKE_NODES),
+        minimum,
+        maximum,
+        perSecond,
+        limit,
+        check);
+  }
+
   static Container proxyOf(Pod pod) {
     return java.util.stream.Stream.concat(
             pod.getSpec().getInitContainers().stream(), pod.getSpec().getContainers().stream())
@@ -229,21 +265,11 @@ class RealNodeIT {
               });
       assertThat(pod.getStatus().getPodIP()).startsWith("10.244.0.");
     }
-    MutatingWebhookConfiguration mwc =
-        admin
-            .admissionRegistration()
-            .v1()
-            .mutatingWebhookConfigurations()
-            .withName(release.webhookConfigurationName())
-            .get();
-    for (MutatingWebhook webhook : mwc.getWebhooks()) {
-      assertThat(webhook.getClientConfig().getUrl()).isNull();
-      assertThat(webhook.getClientConfig().getService().getName()).isEqualTo(release.fullname());
-    }
+    MutatingWebhookConfiguration mwc = webhookConfiguration(release.webhookConfigurationName());
+    assertCallTheServiceOf(mwc, release.fullname(), NS);
     // the chart's first certificate set: the caBundle is its CA, and the Service serves its cert
     Secret tls = tlsSecret();
-    assertThat(decode(mwc.getWebhooks().get(0).getClientConfig().getCaBundle()))
-        .isEqualTo(decode(tls.getData().get("ca.crt")));
+    assertThat(caBundle(mwc)).isEqualTo(decode(tls.getData().get("ca.crt")));
     // the pods turn Ready before kube-proxy routes the Service to them (the EndpointSlice, then
     // kube-proxy's next sync): until then a connection is refused, as it is for the API server
     Await.until(
@@ -261,15 +287,9 @@ class RealNodeIT {
         });
     X509Certificate served = servedThroughTheService();
     assertThat(served).isEqualTo(Pem.readCertificate(decode(tls.getData().get("tls.crt"))));
-    assertThat(chainsTo(served, decode(mwc.getWebhooks().get(0).getClientConfig().getCaBundle())))
-        .isTrue();
+    assertThat(chainsTo(served, caBundle(mwc))).isTrue();
     for (int i = 0; i < 20; i++) {
-      Pod created =
-          admin
-              .pods()
-              .inNamespace(SHOP)
-              .resource(Workloads.pod("first-" + i, Map.of(), Workloads.appSpec(ON_FAKE_NODES)))
-              .create();
+      Pod created = appPod("first-" + i);
       assertThat(proxyOf(created)).as("first-%d injected", i).isNotNull();
     }
   }
@@ -289,16 +309,7 @@ class RealNodeIT {
       Set<String> before = names(webhookPods());
       EndpointTimeline endpoints = new EndpointTimeline(admin, NS, release.fullname());
       PodBurst burst =
-          new PodBurst(
-                  admin,
-                  SHOP,
-                  "restart-" + run,
-                  Workloads.appSpec(ON_FAKE_NODES),
-                  500,
-                  3000,
-                  10,
-                  Duration.ofMinutes(4),
-                  p -> proxyOf(p) != null)
+          burst("restart-" + run, 500, 3000, 10, Duration.ofMinutes(4), p -> proxyOf(p) != null)
               .start(4);
       try {
         Await.until("the burst under way", Duration.ofSeconds(30), () -> burst.attempted() >= 40);
@@ -383,14 +394,7 @@ class RealNodeIT {
             .getPreStop()
             .getSleep()
             .getSeconds();
-    String config =
-        admin
-            .configMaps()
-            .inNamespace(NS)
-            .withName(release.fullname() + "-config")
-            .get()
-            .getData()
-            .get("config.yaml");
+    String config = release.config();
     String drain =
         new com.fasterxml.jackson.databind.ObjectMapper(
                 new com.fasterxml.jackson.dataformat.yaml.YAMLFactory())
@@ -408,22 +412,20 @@ class RealNodeIT {
   }
 
   static String kubectl(String... args) throws Exception {
-    List<String> command = new java.util.ArrayList<>();
-    command.add(PLANE.plane().kubectl().toString());
-    command.addAll(List.of("-n", NS));
+    List<String> command = new java.util.ArrayList<>(List.of("-n", NS));
     command.addAll(List.of(args));
-    Cli.Result r =
-        Cli.run(
-            PLANE.dir("kubectl"),
-            PLANE.plane().adminKubeconfigFile(),
-            command,
-            Duration.ofMinutes(4));
+    Cli.Result r = PLANE.kubectl("kubectl", Duration.ofMinutes(4), command.toArray(String[]::new));
     assertThat(r.exit()).as(String.join(" ", args) + ": " + r.err() + r.out()).isZero();
     return r.out();
   }
 
   static Secret tlsSecret() {
     return admin.secrets().inNamespace(NS).withName(release.fullname() + "-tls").get();
+  }
+
+  /** The CA bundle the API server verifies the webhook's certificate with (PEM). */
+  static String caBundle(MutatingWebhookConfiguration mwc) {
+    return decode(mwc.getWebhooks().get(0).getClientConfig().getCaBundle());
   }
 
   static String decode(String base64) {
@@ -463,17 +465,7 @@ class RealNodeIT {
     // certificate: the upgrade rolls the replicas (the config changed), the new leader finds the
     // chart's certificate past its renewal point under the new lifetimes and renews it at once
     PodBurst burst =
-        new PodBurst(
-                admin,
-                SHOP,
-                "rotation",
-                Workloads.appSpec(ON_FAKE_NODES),
-                100,
-                3000,
-                5,
-                Duration.ofMinutes(6),
-                p -> proxyOf(p) != null)
-            .start(2);
+        burst("rotation", 100, 3000, 5, Duration.ofMinutes(6), p -> proxyOf(p) != null).start(2);
     X509Certificate renewed;
     try {
       Await.until("the burst under way", Duration.ofSeconds(30), () -> burst.attempted() >= 20);
@@ -550,19 +542,9 @@ class RealNodeIT {
                 renewed.getNotBefore().toInstant().plus(CertificateIssuer.BACKDATE),
                 renewed.getNotAfter().toInstant()))
         .isEqualTo(Duration.ofMinutes(3));
-    String caBundle =
-        decode(
-            admin
-                .admissionRegistration()
-                .v1()
-                .mutatingWebhookConfigurations()
-                .withName(release.webhookConfigurationName())
-                .get()
-                .getWebhooks()
-                .get(0)
-                .getClientConfig()
-                .getCaBundle());
-    assertThat(chainsTo(renewed, caBundle)).isTrue();
+    assertThat(
+            chainsTo(renewed, caBundle(webhookConfiguration(release.webhookConfigurationName()))))
+        .isTrue();
     // renewed by the elected replica, which holds the certificates' Lease
     String holder =
         admin
@@ -802,23 +784,32 @@ class RealNodeIT {
 
   /** A second release beside the first: revision canary, its pods on the real node. */
   static Path canaryValues() throws java.io.IOException {
-    String yaml =
+    return valuesFile(
+        "canary",
         "revision: canary\n"
             + "installCRDs: false\n"
-            + "image:\n"
-            + "  pullPolicy: Never\n"
-            + "nodeSelector:\n"
-            + "  kubernetes.io/hostname: "
-            + RealNode.NAME
-            + "\n"
-            + "probe:\n"
-            + "  enabled: false\n";
-    return java.nio.file.Files.writeString(
-        PLANE.dir("values").resolve("canary-" + System.nanoTime() + ".yaml"), yaml);
+            + ON_THE_REAL_NODE
+            + "probe:\n  enabled: false\n");
   }
 
   static MutatingWebhookConfiguration webhookConfiguration(String name) {
     return admin.admissionRegistration().v1().mutatingWebhookConfigurations().withName(name).get();
+  }
+
+  /**
+   * Every entry of {@code mwc} calls the Service {@code namespace/service}, as the chart renders it
+   * by default, never a url: the API server reaches the replicas through kube-proxy.
+   */
+  static void assertCallTheServiceOf(
+      MutatingWebhookConfiguration mwc, String service, String namespace) {
+    assertThat(mwc.getWebhooks())
+        .isNotEmpty()
+        .allSatisfy(
+            w -> {
+              assertThat(w.getClientConfig().getUrl()).isNull();
+              assertThat(w.getClientConfig().getService().getName()).isEqualTo(service);
+              assertThat(w.getClientConfig().getService().getNamespace()).isEqualTo(namespace);
+            });
   }
 
   static List<String> entryNames(MutatingWebhookConfiguration mwc) {
@@ -840,11 +831,7 @@ class RealNodeIT {
 
   /** {@code bin/mesh-injector ARGS} as an operator runs it, on the admin's kubeconfig. */
   static Cli.Result cli(String... args) throws Exception {
-    List<String> command = new java.util.ArrayList<>(List.of(Serve.launcher().toString()));
-    command.addAll(List.of(args));
-    Cli.Result r =
-        Cli.run(
-            PLANE.dir("cli"), PLANE.plane().adminKubeconfigFile(), command, Duration.ofSeconds(90));
+    Cli.Result r = PLANE.meshInjector("cli", Duration.ofSeconds(90), args);
     System.out.printf(
         "RealNodeIT: %s exit %d in %d ms%n%s%s",
         String.join(" ", args), r.exit(), r.took().toMillis(), r.out(), r.err());
@@ -860,16 +847,7 @@ class RealNodeIT {
   static Map<String, Long> tagMovedDuringABurst(String name, String to) throws Exception {
     int minimum = Soak.count(100, 300);
     PodBurst burst =
-        new PodBurst(
-            admin,
-            SHOP,
-            name,
-            Workloads.appSpec(ON_FAKE_NODES),
-            minimum,
-            minimum * 4,
-            25,
-            Duration.ofSeconds(120),
-            p -> proxies(p) == 1);
+        burst(name, minimum, minimum * 4, 25, Duration.ofSeconds(120), p -> proxies(p) == 1);
     try {
       burst.start(4);
       Await.until("the burst under way", Duration.ofSeconds(30), () -> burst.attempted() >= 50);
@@ -931,13 +909,8 @@ class RealNodeIT {
           .isNotEmpty()
           .allSatisfy(p -> assertThat(p.getSpec().getNodeName()).isEqualTo(RealNode.NAME));
       // both revisions as the chart renders them by default: reached through their Services
-      assertThat(webhookConfiguration(canary.webhookConfigurationName()).getWebhooks())
-          .allSatisfy(
-              w -> {
-                assertThat(w.getClientConfig().getUrl()).isNull();
-                assertThat(w.getClientConfig().getService().getName()).isEqualTo(canary.fullname());
-                assertThat(w.getClientConfig().getService().getNamespace()).isEqualTo(CANARY_NS);
-              });
+      assertCallTheServiceOf(
+          webhookConfiguration(canary.webhookConfigurationName()), canary.fullname(), CANARY_NS);
       List<String> routes =
           List.of(
               "inject.mesh-injector.io",
@@ -955,21 +928,10 @@ class RealNodeIT {
       assertThat(tag.getWebhooks())
           .extracting(MutatingWebhook::getName)
           .containsExactlyInAnyOrderElementsOf(routes);
-      assertThat(tag.getWebhooks())
-          .allSatisfy(
-              w -> {
-                assertThat(w.getClientConfig().getUrl()).isNull();
-                assertThat(w.getClientConfig().getService().getName()).isEqualTo(canary.fullname());
-                assertThat(w.getClientConfig().getService().getNamespace()).isEqualTo(CANARY_NS);
-              });
+      assertCallTheServiceOf(tag, canary.fullname(), CANARY_NS);
       assertThat(entryNames(webhookConfiguration(release.webhookConfigurationName())))
           .containsExactly("inject-unlabelled.mesh-injector.io");
-      Pod after =
-          admin
-              .pods()
-              .inNamespace(SHOP)
-              .resource(Workloads.pod("after-move", Map.of(), Workloads.appSpec(ON_FAKE_NODES)))
-              .create();
+      Pod after = appPod("after-move");
       assertThat(proxies(after)).isEqualTo(1);
       assertThat(revisionOf(after)).isEqualTo("canary");
       if (Soak.enabled()) {
@@ -977,12 +939,7 @@ class RealNodeIT {
         Map<String, Long> back = tagMovedDuringABurst("tag-back", "default");
         assertThat(back.keySet()).containsOnly("default/1 proxy", "canary/1 proxy");
         assertThat(back.get("default/1 proxy")).isPositive();
-        Pod rolledBack =
-            admin
-                .pods()
-                .inNamespace(SHOP)
-                .resource(Workloads.pod("after-back", Map.of(), Workloads.appSpec(ON_FAKE_NODES)))
-                .create();
+        Pod rolledBack = appPod("after-back");
         assertThat(revisionOf(rolledBack)).isEqualTo("default");
       }
     } catch (Throwable t) {
@@ -1028,12 +985,7 @@ class RealNodeIT {
         "canary's webhook configuration gone",
         Duration.ofSeconds(30),
         () -> webhookConfiguration(canary.webhookConfigurationName()) == null);
-    Pod back =
-        admin
-            .pods()
-            .inNamespace(SHOP)
-            .resource(Workloads.pod("after-restore", Map.of(), Workloads.appSpec(ON_FAKE_NODES)))
-            .create();
+    Pod back = appPod("after-restore");
     assertThat(proxies(back)).isEqualTo(1);
     assertThat(revisionOf(back)).isEqualTo("default");
   }
@@ -1045,23 +997,11 @@ class RealNodeIT {
     Await.until(
         "the webhook configuration gone",
         Duration.ofSeconds(30),
-        () ->
-            admin
-                    .admissionRegistration()
-                    .v1()
-                    .mutatingWebhookConfigurations()
-                    .withName(release.webhookConfigurationName())
-                    .get()
-                == null);
+        () -> webhookConfiguration(release.webhookConfigurationName()) == null);
     // the namespace still carries inject=enabled and the injection label the leader wrote
     assertThat(admin.namespaces().withName(SHOP).get().getMetadata().getLabels())
         .containsEntry("mesh-injector.io/injection", "enabled");
-    Pod after =
-        admin
-            .pods()
-            .inNamespace(SHOP)
-            .resource(Workloads.pod("after-uninstall", Map.of(), Workloads.appSpec(ON_FAKE_NODES)))
-            .create();
+    Pod after = appPod("after-uninstall");
     assertThat(proxyOf(after)).as("nothing of the webhook is left to inject it").isNull();
     assertThat(
             admin
@@ -1191,17 +1131,7 @@ class RealNodeIT {
               .anyMatch(k -> k.startsWith("capability.mesh-injector.io/"));
         });
     PodBurst burst =
-        new PodBurst(
-                admin,
-                SHOP,
-                "memory",
-                Workloads.appSpec(ON_FAKE_NODES),
-                1000,
-                1000,
-                100,
-                Duration.ofMinutes(5),
-                p -> proxyOf(p) != null)
-            .start(4);
+        burst("memory", 1000, 1000, 100, Duration.ofMinutes(5), p -> proxyOf(p) != null).start(4);
     burst.finish();
     burst.deletePods();
     List<String> figures = new java.util.ArrayList<>();

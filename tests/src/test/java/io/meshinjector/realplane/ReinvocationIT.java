@@ -8,11 +8,10 @@ import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookC
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfigurationBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.meshinjector.plane.FakeNodes;
-import io.meshinjector.plane.KubePlane;
 import io.meshinjector.plane.RealPlane;
-import io.meshinjector.plane.Release;
 import io.meshinjector.plane.SecondWebhook;
 import io.meshinjector.plane.Serve;
+import io.meshinjector.plane.ServedRelease;
 import io.meshinjector.plane.Workloads;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -43,27 +42,21 @@ class ReinvocationIT {
   static final String PROXY = "linkerd-proxy";
   static final Map<String, String> ADD = Map.of("second-webhook", "add");
 
-  static Release release;
   static Serve serve;
   static SecondWebhook second;
   static KubernetesClient admin;
 
   @BeforeAll
   static void installBothWebhooks() throws Exception {
-    KubePlane plane = PLANE.plane();
-    admin = plane.admin();
-    FakeNodes.create(
-        admin, "rhel-1", FakeNodes.Shape.of(FakeNodes.RHEL8, "v1.32.6", Map.of("pool", "rhel")));
-    int port = KubePlane.freePort();
-    release = Release.install(plane, "mi", NS, Release.urlValue(port));
-    serve = release.replica("replica", PLANE.dir("replica"), port);
-    serve.start().awaitReady(Duration.ofSeconds(60));
-    Workloads.namespace(admin, SHOP, Map.of("inject", "enabled"), Map.of());
-    Workloads.awaitInjectionLabel(admin, SHOP, Duration.ofSeconds(20));
+    admin = PLANE.admin();
+    FakeNodes.createRhel8(admin, Map.of("pool", "rhel"), "rhel-1");
+    ServedRelease mi = ServedRelease.install(PLANE, "mi", NS, Duration.ofSeconds(60));
+    serve = mi.serve();
+    Workloads.optedIn(admin, SHOP, Duration.ofSeconds(20));
 
     second = SecondWebhook.start();
     // the API server calls webhooks in the order of their configurations' names: after ours
-    assertThat("zz-second-webhook").isGreaterThan(release.webhookConfigurationName());
+    assertThat("zz-second-webhook").isGreaterThan(mi.release().webhookConfigurationName());
     MutatingWebhookConfiguration config =
         new MutatingWebhookConfigurationBuilder()
             .withNewMetadata()
@@ -112,6 +105,33 @@ class ReinvocationIT {
     return admin.pods().inNamespace(SHOP).resource(pod).create();
   }
 
+  /** A pod as admitted, and the API server's calls to our webhook while it was. */
+  record Admitted(Pod pod, double calls) {}
+
+  /** {@link #create}, counting the calls the API server made to our webhook for it. */
+  static Admitted admit(String name, Map<String, String> annotations, Map<String, String> labels) {
+    double before = AdmissionIT.webhookCalls(admin);
+    Pod pod = create(name, annotations, labels);
+    double calls = AdmissionIT.webhookCalls(admin) - before;
+    System.out.printf("ReinvocationIT: %.0f calls for pod %s%n", calls, name);
+    return new Admitted(pod, calls);
+  }
+
+  /**
+   * A pod another webhook added to, as the reinvocation leaves it: its init containers and
+   * containers in these orders, its annotation naming every one of them, the added ones too, and
+   * our webhook called twice (the injection, then the reinvocation).
+   */
+  static void assertReinvoked(
+      Admitted admitted, List<String> initContainers, List<String> containers) {
+    Pod pod = admitted.pod();
+    assertThat(names(pod.getSpec().getInitContainers())).containsExactlyElementsOf(initContainers);
+    assertThat(names(pod.getSpec().getContainers())).containsExactlyElementsOf(containers);
+    assertThat(pod.getMetadata().getAnnotations().get("mesh-injector.io/injected-containers"))
+        .isEqualTo(String.join(",", all(pod)));
+    assertThat(admitted.calls()).isEqualTo(2.0);
+  }
+
   static List<String> names(List<Container> containers) {
     return containers == null ? List.of() : containers.stream().map(Container::getName).toList();
   }
@@ -139,50 +159,38 @@ class ReinvocationIT {
   @Test
   @Order(2)
   void aNativeSidecarPodGetsTheAddedInitContainerAfterTheProxy() {
-    double before = AdmissionIT.webhookCalls(admin);
     int secondBefore = second.calls();
-    Pod pod = create("native", Map.of(), ADD);
-    double calls = AdmissionIT.webhookCalls(admin) - before;
-    System.out.printf("ReinvocationIT: %.0f calls for the native-sidecar pod%n", calls);
+    Admitted admitted = admit("native", Map.of(), ADD);
 
     assertThat(second.calls() - secondBefore).isEqualTo(1);
     // the added init container starts once the redirect is in place and the proxy is up
-    assertThat(names(pod.getSpec().getInitContainers()))
-        .containsExactly("linkerd-init", PROXY, SecondWebhook.INIT);
-    assertThat(names(pod.getSpec().getContainers()))
-        .containsExactly(SecondWebhook.CONTAINER, "app");
-    assertThat(pod.getMetadata().getAnnotations().get("mesh-injector.io/injected-containers"))
-        .isEqualTo(String.join(",", all(pod)));
-    assertThat(calls).isEqualTo(2.0);
+    assertReinvoked(
+        admitted,
+        List.of("linkerd-init", PROXY, SecondWebhook.INIT),
+        List.of(SecondWebhook.CONTAINER, "app"));
   }
 
   @Test
   @Order(3)
   void aRegularProxyStaysFirstSoItsHookHoldsTheAddedContainer() {
-    double before = AdmissionIT.webhookCalls(admin);
-    Pod pod = create("regular", Map.of("mesh-injector.io/native-sidecar", "disabled"), ADD);
-    double calls = AdmissionIT.webhookCalls(admin) - before;
-    System.out.printf("ReinvocationIT: %.0f calls for the regular-proxy pod%n", calls);
+    Admitted admitted =
+        admit("regular", Map.of("mesh-injector.io/native-sidecar", "disabled"), ADD);
 
-    List<Container> containers = pod.getSpec().getContainers();
-    assertThat(names(containers)).containsExactly(PROXY, SecondWebhook.CONTAINER, "app");
-    assertThat(containers.get(0).getLifecycle().getPostStart().getExec().getCommand())
+    // the app's init containers run before the redirect, with the pod's network as it was
+    assertReinvoked(
+        admitted,
+        List.of(SecondWebhook.INIT, "linkerd-init"),
+        List.of(PROXY, SecondWebhook.CONTAINER, "app"));
+    Container proxy = admitted.pod().getSpec().getContainers().get(0);
+    assertThat(proxy.getLifecycle().getPostStart().getExec().getCommand())
         .as("the proxy-await hook")
         .isNotEmpty();
-    // the app's init containers run before the redirect, with the pod's network as it was
-    assertThat(names(pod.getSpec().getInitContainers()))
-        .containsExactly(SecondWebhook.INIT, "linkerd-init");
-    assertThat(pod.getMetadata().getAnnotations().get("mesh-injector.io/injected-containers"))
-        .isEqualTo(String.join(",", all(pod)));
-    assertThat(calls).isEqualTo(2.0);
   }
 
   @Test
   @Order(4)
   void afterTheReinvocationsOrdinaryPodsAreStillSentOnce() {
-    double before = AdmissionIT.webhookCalls(admin);
-    create("plain-after", Map.of(), Map.of());
-    assertThat(AdmissionIT.webhookCalls(admin) - before).isEqualTo(1.0);
+    assertThat(admit("plain-after", Map.of(), Map.of()).calls()).isEqualTo(1.0);
     assertThat(serve.log()).contains("completed containers added after injection");
   }
 }

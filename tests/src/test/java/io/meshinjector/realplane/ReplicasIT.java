@@ -57,10 +57,7 @@ class ReplicasIT {
         "ReplicasIT skipped: no haproxy on the PATH (Debian's package haproxy; .ci/run installs it)");
     KubePlane plane = PLANE.plane();
     admin = plane.admin();
-    FakeNodes.create(
-        admin, "rhel-1", FakeNodes.Shape.of(FakeNodes.RHEL8, "v1.32.6", Map.of("pool", "rhel")));
-    FakeNodes.create(
-        admin, "rhel-2", FakeNodes.Shape.of(FakeNodes.RHEL8, "v1.32.6", Map.of("pool", "rhel")));
+    FakeNodes.createRhel8(admin, Map.of("pool", "rhel"), "rhel-1", "rhel-2");
     balancerPort = KubePlane.freePort();
     release = Release.install(plane, "mi", NS, values());
     List<Integer> ports = new ArrayList<>();
@@ -73,8 +70,7 @@ class ReplicasIT {
       ports.add(serve.port());
     }
     balancer = new LoadBalancer(haproxy, PLANE.dir("lb"), balancerPort, ports);
-    Workloads.namespace(admin, "shop", Map.of("inject", "enabled"), Map.of());
-    Workloads.awaitInjectionLabel(admin, "shop", Duration.ofSeconds(20));
+    Workloads.optedIn(admin, "shop", Duration.ofSeconds(20));
   }
 
   /**
@@ -113,8 +109,7 @@ class ReplicasIT {
     Serve other = replicas.get(first.startsWith("r0_") ? 1 : 0);
     leader.stop();
     try {
-      FakeNodes.create(
-          admin, "rhel-3", FakeNodes.Shape.of(FakeNodes.RHEL8, "v1.32.6", Map.of("pool", "rhel")));
+      FakeNodes.createRhel8(admin, Map.of("pool", "rhel"), "rhel-3");
       Await.until(
           "rhel-3 labelled by the other replica",
           Duration.ofSeconds(45),
