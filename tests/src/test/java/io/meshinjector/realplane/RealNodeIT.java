@@ -846,8 +846,21 @@ class RealNodeIT {
    */
   static Map<String, Long> tagMovedDuringABurst(String name, String to) throws Exception {
     int minimum = Soak.count(100, 300);
+    // the burst must still be creating pods 75 after tag set returns, however long that takes: at
+    // 25 a second a cap of 4 * minimum ran out once tag set took 11.8 s on a loaded machine, so the
+    // cap leaves room for 40 s of it; the burst is finished as soon as the 75 are in, so a usual
+    // run
+    // still creates about 400 pods
+    int perSecond = 25;
+    int maximum = 50 + perSecond * 40 + 75;
     PodBurst burst =
-        burst(name, minimum, minimum * 4, 25, Duration.ofSeconds(120), p -> proxies(p) == 1);
+        burst(
+            name,
+            minimum,
+            Math.max(maximum, minimum * 4),
+            perSecond,
+            Duration.ofSeconds(120),
+            p -> proxies(p) == 1);
     try {
       burst.start(4);
       Await.until("the burst under way", Duration.ofSeconds(30), () -> burst.attempted() >= 50);
