@@ -28,7 +28,7 @@ for n in $nodes; do
   # with its AOT cache, as the image runs: the cache is part of the process's memory
   ./mvnw -B -pl tests -am verify -Dit.test="LargeClusterIT${ONLY:+#${ONLY}*}" -Dtest=none -Dlarge.checkSeconds="${CHECK_SECONDS:-10}" \
     -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false \
-    -Dspotless.check.skip=true -Dlarge.nodes="$n" -Dlarge.heaps="$heaps" -Dlarge.burst=1000 -Dlarge.burstVia="${BURST_VIA:-apiserver}" -Dlarge.churn="${CHURN:-14}" -Dlarge.builds="${BUILDS:-}" -Dlarge.rounds="${ROUNDS:-1}" \
+    -Dspotless.check.skip=true -Dlarge.nodes="$n" -Dlarge.heaps="$heaps" -Dlarge.burst=1000 -Dlarge.burstVia="${BURST_VIA:-apiserver}" -Dlarge.churn="${CHURN:-14}" -Dplane.requestTimeoutSeconds=120 -Dlarge.builds="${BUILDS:-}" -Dlarge.rounds="${ROUNDS:-1}" \
     >"$log" 2>&1 || true
   echo "load after: $(uptime)"
   grep -E '^LargeClusterIT:|Tests run:.*LargeClusterIT|FAILURE!' "$log" || tail -30 "$log"

@@ -164,8 +164,7 @@ public final class ClusterHygiene {
             }
           }
         });
-    for (Node node : admin.nodes().list().getItems()) {
-      String name = node.getMetadata().getName();
+    for (String name : nodeNames(admin)) {
       if (!sharedNodes.contains(name)) {
         quietly(problems, () -> admin.nodes().withName(name).delete());
       }
@@ -268,5 +267,27 @@ public final class ClusterHygiene {
         problems.add(e.getMessage());
       }
     }
+  }
+
+  /**
+   * The names of the Nodes, read a page at a time: a class may leave 20,000 of them
+   * (LargeClusterIT), and one list of those is 446 MB of JSON.
+   */
+  private static List<String> nodeNames(KubernetesClient admin) {
+    List<String> names = new ArrayList<>();
+    String next = null;
+    do {
+      var page =
+          admin
+              .nodes()
+              .list(
+                  new io.fabric8.kubernetes.api.model.ListOptionsBuilder()
+                      .withLimit(500L)
+                      .withContinue(next)
+                      .build());
+      page.getItems().forEach(n -> names.add(n.getMetadata().getName()));
+      next = page.getMetadata().getContinue();
+    } while (next != null && !next.isEmpty());
+    return names;
   }
 }

@@ -265,10 +265,14 @@ public final class KubePlane implements AutoCloseable {
                 "--profiling=false",
                 "--v=1"));
     awaitHttp("kube-apiserver", apiserver, apiUrl() + "/readyz", true, Duration.ofSeconds(90));
-    admin =
-        new KubernetesClientBuilder()
-            .withConfig(Config.fromKubeconfig(Files.readString(adminKubeconfig)))
-            .build();
+    Config adminConfig = Config.fromKubeconfig(Files.readString(adminKubeconfig));
+    // at 20,000 Nodes the API server, sharing two cores with the churn and the scheduler, can take
+    // longer than fabric8's 10 s to answer a list; tests/bench/large-cluster.sh gives it longer
+    Integer timeout = Integer.getInteger("plane.requestTimeoutSeconds");
+    if (timeout != null) {
+      adminConfig.setRequestTimeout((int) Duration.ofSeconds(timeout).toMillis());
+    }
+    admin = new KubernetesClientBuilder().withConfig(adminConfig).build();
 
     int schedulerPort = freePort();
     Process scheduler =
