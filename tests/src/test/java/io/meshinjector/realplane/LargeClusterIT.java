@@ -224,7 +224,13 @@ class LargeClusterIT {
         return;
       }
       String afterFirstAnswer = afterFirstAnswer(serve.log().substring(logFrom), LocalTime.now());
-      assertThat(serve.log()).contains("cluster view in sync: " + nodes + " nodes");
+      // the readiness call that finds the view in sync logs it on the way: the line can reach the
+      // file a moment after the answer
+      Await.until(
+          "serve logs the view in sync at " + nodes + " nodes",
+          Duration.ofSeconds(10),
+          () ->
+              serve.log().substring(logFrom).contains("cluster view in sync: " + nodes + " nodes"));
       long rssReady = status(serve.pid(), "VmRSS");
       long burstMillis =
           BURST_VIA.equals("apiserver")
