@@ -7,10 +7,7 @@ import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.meshinjector.engine.decision.Decision;
-import jakarta.json.Json;
-import jakarta.json.JsonArray;
-import jakarta.json.JsonStructure;
-import java.io.StringReader;
+import io.meshinjector.rfc6902.Parsson;
 import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.function.BiFunction;
@@ -97,14 +94,7 @@ final class Injected {
 
   /** {@code tree} with {@code operations} (RFC 6902, as JSON) applied by Parsson. */
   static JsonNode applied(JsonNode tree, String operations) {
-    try {
-      JsonStructure target =
-          Json.createReader(new StringReader(Fixtures.JSON.writeValueAsString(tree))).read();
-      JsonArray ops = Json.createReader(new StringReader(operations)).readArray();
-      return Fixtures.JSON.readTree(Json.createPatch(ops).apply(target).toString());
-    } catch (JsonProcessingException e) {
-      throw new UncheckedIOException(e);
-    }
+    return Parsson.apply(operations, tree);
   }
 
   private static Pod read(JsonNode tree) {

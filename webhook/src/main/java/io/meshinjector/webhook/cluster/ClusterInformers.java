@@ -80,21 +80,16 @@ public final class ClusterInformers implements AutoCloseable {
 
   public ClusterInformers(
       KubernetesClient client, InMemoryClusterView view, CniDaemonSet cni, Clock clock) {
-    this(client, view, cni, clock, HeapHeadroom.ofThisJvm());
-  }
-
-  ClusterInformers(
-      KubernetesClient client,
-      InMemoryClusterView view,
-      CniDaemonSet cni,
-      Clock clock,
-      HeapHeadroom headroom) {
     this.client = Objects.requireNonNull(client, "client");
     this.view = Objects.requireNonNull(view, "view");
     this.cni = Objects.requireNonNull(cni, "cni");
     this.health =
         new InformerHealth(
-            view, nodeStore, () -> Set.copyOf(readyCniPods.values()).size(), headroom, clock);
+            view,
+            nodeStore,
+            () -> Set.copyOf(readyCniPods.values()).size(),
+            HeapHeadroom.ofThisJvm(),
+            clock);
   }
 
   /** The view's health: sync, age, heap. */

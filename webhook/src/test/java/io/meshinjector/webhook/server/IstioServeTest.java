@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.meshinjector.rfc6902.Parsson;
 import io.meshinjector.webhook.MeshInjector;
-import io.meshinjector.webhook.support.Parsson;
 import io.meshinjector.webhook.support.Reviews;
 import io.meshinjector.webhook.support.ServedContexts;
 import io.meshinjector.webhook.support.Tls;
@@ -92,7 +92,7 @@ class IstioServeTest {
     String patch =
         new String(
             Base64.getDecoder().decode(response.path("patch").asText()), StandardCharsets.UTF_8);
-    return (ObjectNode) Parsson.apply(Reviews.JSON.readTree(patch), pod);
+    return (ObjectNode) Parsson.apply(patch, pod);
   }
 
   private static ObjectNode pod(Map<String, String> annotations) {

@@ -6,9 +6,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.meshinjector.rfc6902.Parsson;
 import io.meshinjector.webhook.MeshInjector;
 import io.meshinjector.webhook.support.Cli;
-import io.meshinjector.webhook.support.Parsson;
 import io.meshinjector.webhook.support.Reviews;
 import io.meshinjector.webhook.support.ServedContexts;
 import io.meshinjector.webhook.support.Tls;
@@ -85,7 +85,7 @@ class LinkerdAnnotationsServeTest {
     String patch =
         new String(
             Base64.getDecoder().decode(response.path("patch").asText()), StandardCharsets.UTF_8);
-    return (ObjectNode) Parsson.apply(Reviews.JSON.readTree(patch), pod);
+    return (ObjectNode) Parsson.apply(patch, pod);
   }
 
   /** {@code inject} on the same pod, as a manifest in {@code namespace}. */

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.meshinjector.webhook.support.Parsson;
+import io.meshinjector.rfc6902.Parsson;
 import io.meshinjector.webhook.support.Reviews;
 import io.meshinjector.webhook.support.Served;
 import io.meshinjector.webhook.support.Tls;
