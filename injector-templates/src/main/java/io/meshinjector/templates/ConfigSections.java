@@ -135,6 +135,9 @@ final class ConfigSections {
     ConfigSection firewallSection = s.section("firewall");
     Map<IptablesMode, Firewall> firewall = new EnumMap<>(IptablesMode.class);
     for (IptablesMode mode : IptablesMode.values()) {
+      if (!mode.iptables()) {
+        continue; // native nftables runs no iptables binary: Linkerd's proxy-init has no such mode
+      }
       ConfigSection modeSection = firewallSection.section(mode.id());
       firewall.put(
           mode, new Firewall(nonEmpty(modeSection, "bin"), nonEmpty(modeSection, "saveBin")));

@@ -102,7 +102,8 @@ final class Cases {
                   + "-"
                   + path.toString().replace('/', '-')
                   + (await ? "-await" : "-no-await");
-          cases.add(new Case(name, "emojivoto-deployment", new Plan(path, proxy, await, null)));
+          cases.add(
+              new Case(name, "emojivoto-deployment", new Plan(path, proxy, await, false, null)));
         }
       }
     }
@@ -144,6 +145,6 @@ final class Cases {
       ProxyPlacement proxy,
       boolean await,
       NodeConstraint constraint) {
-    return new Case(name, fixture, new Plan(path, proxy, await, constraint));
+    return new Case(name, fixture, new Plan(path, proxy, await, false, constraint));
   }
 }

@@ -153,7 +153,7 @@ final class Fixtures {
   }
 
   static Decision inject(String workload, PathOption path, ProxyPlacement proxy, boolean await) {
-    return inject(workload, new Plan(path, proxy, await, null));
+    return inject(workload, new Plan(path, proxy, await, false, null));
   }
 
   static Decision inject(String workload, Plan plan) {
@@ -179,7 +179,7 @@ final class Fixtures {
   }
 
   static Plan plan(PathOption path, ProxyPlacement proxy, boolean await, NodeConstraint c) {
-    return new Plan(path, proxy, await, c);
+    return new Plan(path, proxy, await, false, c);
   }
 
   /** The injector's patch for {@code pod}, against the pod's own tree. */

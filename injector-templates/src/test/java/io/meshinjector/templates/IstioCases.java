@@ -53,11 +53,11 @@ final class IstioCases {
 
   /** The layouts the goldens cover, by name. */
   enum Layout {
-    INIT("init", new Plan(INIT_NFT, CONTAINER, true, null)),
-    CNI_PATH("cni", new Plan(CNI, CONTAINER, true, null)),
-    NATIVE("native", new Plan(INIT_NFT, NATIVE_SIDECAR, true, null)),
-    NATIVE_CNI("native-cni", new Plan(CNI, NATIVE_SIDECAR, true, null)),
-    LEGACY_NO_AWAIT("legacy-no-await", new Plan(INIT_LEGACY, CONTAINER, false, null));
+    INIT("init", new Plan(INIT_NFT, CONTAINER, true, false, null)),
+    CNI_PATH("cni", new Plan(CNI, CONTAINER, true, false, null)),
+    NATIVE("native", new Plan(INIT_NFT, NATIVE_SIDECAR, true, false, null)),
+    NATIVE_CNI("native-cni", new Plan(CNI, NATIVE_SIDECAR, true, false, null)),
+    LEGACY_NO_AWAIT("legacy-no-await", new Plan(INIT_LEGACY, CONTAINER, false, false, null));
 
     final String id;
     final Plan plan;

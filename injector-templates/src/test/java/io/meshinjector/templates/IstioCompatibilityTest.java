@@ -58,14 +58,14 @@ class IstioCompatibilityTest {
     /**
      * istiod 1.28's default: native sidecar, istio-init, no hold (a native sidecar holds anyway).
      */
-    NATIVE(new Plan(INIT_NFT, ProxyPlacement.NATIVE_SIDECAR, true, null)),
+    NATIVE(new Plan(INIT_NFT, ProxyPlacement.NATIVE_SIDECAR, true, false, null)),
     /**
      * Native sidecars off ({@code -old-version}): a regular container, and no postStart since
      * holdApplicationUntilProxyStarts is off by default in istiod (a pod's own setting still wins).
      */
-    CONTAINER(new Plan(INIT_NFT, ProxyPlacement.CONTAINER, false, null)),
+    CONTAINER(new Plan(INIT_NFT, ProxyPlacement.CONTAINER, false, false, null)),
     /** {@code components.cni.enabled}: istio-validation. */
-    NATIVE_CNI(new Plan(CNI, ProxyPlacement.NATIVE_SIDECAR, true, null));
+    NATIVE_CNI(new Plan(CNI, ProxyPlacement.NATIVE_SIDECAR, true, false, null));
 
     final Plan plan;
 
@@ -352,7 +352,7 @@ class IstioCompatibilityTest {
                 pod.getMetadata().getAnnotations(), mesh.engine().injection().proxyAwaitFrom())
             .orElse(plan.proxyAwait());
     return Fixtures.inject(
-        workload, new Plan(plan.path(), plan.proxy(), await, plan.nodeConstraint()));
+        workload, new Plan(plan.path(), plan.proxy(), await, false, plan.nodeConstraint()));
   }
 
   /** Bumping the flavour's Istio version means reading that release's goldens too. */

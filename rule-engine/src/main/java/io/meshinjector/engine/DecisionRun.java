@@ -278,7 +278,7 @@ final class DecisionRun {
       log.add(new TraceStep("await", Annotations.PROXY_AWAIT + ": disabled"));
     }
     NodeConstraint constraint = requirements.isEmpty() ? null : new NodeConstraint(requirements);
-    Plan plan = new Plan(path, proxy, asked.proxyAwait(), constraint);
+    Plan plan = new Plan(path, proxy, asked.proxyAwait(), false, constraint);
     String note = config.pathNotes().get(plan.path().toString());
     if (note != null) {
       log.add(new TraceStep("mesh", note));

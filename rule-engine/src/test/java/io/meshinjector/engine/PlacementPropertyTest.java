@@ -162,6 +162,7 @@ class PlacementPropertyTest {
               config.capabilities().plainBackend().id().equals("legacy")
                   ? CapabilityKey.IPTABLES_LEGACY
                   : CapabilityKey.IPTABLES_NFT;
+          case NFTABLES -> CapabilityKey.NFTABLES;
         };
     return works(caps.verdict(key), Verdict.AVAILABLE, assumeIptables);
   }

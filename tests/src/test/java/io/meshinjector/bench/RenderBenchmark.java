@@ -55,7 +55,7 @@ public class RenderBenchmark {
         new Decision(
             "shop/Deployment/web",
             new Outcome.Inject(
-                new Plan(PathOption.INIT_NFT, ProxyPlacement.NATIVE_SIDECAR, true, null)),
+                new Plan(PathOption.INIT_NFT, ProxyPlacement.NATIVE_SIDECAR, true, false, null)),
             List.of(),
             1,
             List.of(),

@@ -9,7 +9,20 @@ public enum CapabilityKey {
   IPTABLES_LEGACY("iptables-legacy", Verdict.AVAILABLE, Verdict.UNAVAILABLE),
   IPTABLES_NFT("iptables-nft", Verdict.AVAILABLE, Verdict.UNAVAILABLE),
   CNI("cni", Verdict.READY, Verdict.ABSENT),
-  NATIVE_SIDECAR("native-sidecar", Verdict.SUPPORTED, Verdict.UNSUPPORTED);
+  NATIVE_SIDECAR("native-sidecar", Verdict.SUPPORTED, Verdict.UNSUPPORTED),
+  /** A pod's init container can program the IPv6 nat table with ip6tables-legacy. */
+  IP6TABLES_LEGACY("ip6tables-legacy", Verdict.AVAILABLE, Verdict.UNAVAILABLE),
+  /** The same with ip6tables-nft. */
+  IP6TABLES_NFT("ip6tables-nft", Verdict.AVAILABLE, Verdict.UNAVAILABLE),
+  /**
+   * A pod's init container can program the redirect with nft itself: an {@code inet} nat table,
+   * both address families, no iptables.
+   */
+  NFTABLES("nftables", Verdict.AVAILABLE, Verdict.UNAVAILABLE),
+  /** The node gives its pods IPv6 addresses ({@code spec.podCIDRs} has an IPv6 range). */
+  IPV6_PODS("ipv6-pods", Verdict.PRESENT, Verdict.ABSENT),
+  /** The node's operating system: the proxy and its init containers are Linux programs. */
+  OS("os", Verdict.LINUX, Verdict.WINDOWS);
 
   /** Prefix of the node labels the webhook publishes; the key's name follows it. */
   public static final String LABEL_PREFIX = "capability.mesh-injector.io/";
@@ -40,6 +53,9 @@ public enum CapabilityKey {
   }
 
   /** The verdict that means "does not work here". */
+  public Verdict negative() {
+    return negative;
+  }
 
   /** The three verdicts this key accepts, positive first. */
   public List<Verdict> verdicts() {

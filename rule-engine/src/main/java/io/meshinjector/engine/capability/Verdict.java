@@ -11,6 +11,9 @@ public enum Verdict {
   ABSENT("absent"),
   SUPPORTED("supported"),
   UNSUPPORTED("unsupported"),
+  PRESENT("present"),
+  LINUX("linux"),
+  WINDOWS("windows"),
   UNKNOWN("unknown");
 
   private final String id;

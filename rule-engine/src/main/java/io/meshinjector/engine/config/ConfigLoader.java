@@ -185,7 +185,7 @@ public final class ConfigLoader {
           new EngineConfig(
               injection(root.section("injection")),
               policy(root.section("policy")),
-              capabilities(root.section("capabilities")),
+              capabilities(root.section("capabilities"), proxyInitIpv6(tree)),
               explain(root.section("explain")),
               pathNotes(root.section("explain")));
     } catch (ConfigException e) {
@@ -315,13 +315,26 @@ public final class ConfigLoader {
     return c;
   }
 
-  private static CapabilitiesConfig capabilities(ConfigSection s) {
+  /**
+   * {@code proxyInit.ipv6}: the templates own the section and check it; the engine reads this one
+   * value, which says whether a node no source knows the pod CIDRs of gives its pods IPv6.
+   */
+  private static boolean proxyInitIpv6(ObjectNode tree) {
+    JsonNode v = tree.path("proxyInit").path("ipv6");
+    if (!v.isMissingNode() && !v.isBoolean()) {
+      throw new ConfigException("config key 'proxyInit.ipv6' must be true or false, got " + v);
+    }
+    return v.asBoolean(false);
+  }
+
+  private static CapabilitiesConfig capabilities(ConfigSection s, boolean ipv6Pods) {
     ConfigSection assume = s.section("assumeUnknown");
     AssumeUnknown assumeUnknown =
         new AssumeUnknown(
             assume.choice("iptables", Map.of("viable", true, "not-viable", false)),
             assume.choice("cni", Map.of("ready", true, "not-ready", false)),
-            assume.choice("nativeSidecar", Map.of("supported", true, "unsupported", false)));
+            assume.choice("nativeSidecar", Map.of("supported", true, "unsupported", false)),
+            ipv6Pods);
     assume.done();
     ConfigSection ds = s.section("cniDaemonSet");
     CniDaemonSet cniDaemonSet = new CniDaemonSet(ds.text("namespace"), ds.stringMap("podSelector"));

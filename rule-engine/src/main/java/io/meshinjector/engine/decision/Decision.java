@@ -107,6 +107,7 @@ public record Decision(
     m.put("iptablesMode", plan.map(p -> p.path().mode()).map(IptablesMode::id).orElse(null));
     m.put("proxy", plan.map(p -> p.proxy().id()).orElse(null));
     m.put("proxyAwait", plan.map(Plan::proxyAwait).orElse(false));
+    m.put("ipv6", plan.map(Plan::ipv6).orElse(false));
     m.put("candidateNodes", candidateNodes);
     m.put("candidateCount", candidateCount);
     m.put(

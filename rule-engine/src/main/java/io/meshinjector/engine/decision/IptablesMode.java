@@ -9,7 +9,12 @@ public enum IptablesMode {
   LEGACY("legacy"),
   NFT("nft"),
   /** The image's default {@code iptables}; only when an operator or the pod asks for it. */
-  PLAIN("plain");
+  PLAIN("plain"),
+  /**
+   * nft itself, an {@code inet} table for both address families, no iptables: Istio's {@code
+   * nativeNftables}. Only where the operator's preference offers it; Linkerd has no such mode.
+   */
+  NFTABLES("nftables");
 
   private final String id;
 
@@ -28,7 +33,27 @@ public enum IptablesMode {
       case NFT -> CapabilityKey.IPTABLES_NFT;
       case PLAIN ->
           plainBackend == LEGACY ? CapabilityKey.IPTABLES_LEGACY : CapabilityKey.IPTABLES_NFT;
+      case NFTABLES -> CapabilityKey.NFTABLES;
     };
+  }
+
+  /**
+   * The capability this mode needs on the node for the IPv6 half of the redirect; {@code nftables}
+   * writes one {@code inet} table for both families, so its one key covers IPv6 too.
+   */
+  public CapabilityKey ipv6Capability(IptablesMode plainBackend) {
+    return switch (this) {
+      case LEGACY -> CapabilityKey.IP6TABLES_LEGACY;
+      case NFT -> CapabilityKey.IP6TABLES_NFT;
+      case PLAIN ->
+          plainBackend == LEGACY ? CapabilityKey.IP6TABLES_LEGACY : CapabilityKey.IP6TABLES_NFT;
+      case NFTABLES -> CapabilityKey.NFTABLES;
+    };
+  }
+
+  /** Whether this mode runs iptables (legacy, nft or plain), as Linkerd's proxy-init does. */
+  public boolean iptables() {
+    return this != NFTABLES;
   }
 
   public static Optional<IptablesMode> fromId(String id) {

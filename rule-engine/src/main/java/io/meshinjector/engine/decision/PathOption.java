@@ -4,7 +4,8 @@ import java.util.Objects;
 
 /**
  * One redirect path the engine can choose: {@code cni}, or {@code init} with a mode. Written in
- * config as {@code cni}, {@code init/nft}, {@code init/legacy} or {@code init/plain}.
+ * config as {@code cni}, {@code init/nft}, {@code init/legacy}, {@code init/plain} or {@code
+ * init/nftables}.
  *
  * @param mode null exactly when the redirect is {@link Redirect#CNI}
  */
@@ -13,6 +14,8 @@ public record PathOption(Redirect redirect, IptablesMode mode) {
   public static final PathOption INIT_NFT = new PathOption(Redirect.INIT, IptablesMode.NFT);
   public static final PathOption INIT_LEGACY = new PathOption(Redirect.INIT, IptablesMode.LEGACY);
   public static final PathOption INIT_PLAIN = new PathOption(Redirect.INIT, IptablesMode.PLAIN);
+  public static final PathOption INIT_NFTABLES =
+      new PathOption(Redirect.INIT, IptablesMode.NFTABLES);
 
   public PathOption {
     Objects.requireNonNull(redirect, "redirect");
@@ -32,11 +35,12 @@ public record PathOption(Redirect redirect, IptablesMode mode) {
       case "init/nft" -> INIT_NFT;
       case "init/legacy" -> INIT_LEGACY;
       case "init/plain" -> INIT_PLAIN;
+      case "init/nftables" -> INIT_NFTABLES;
       default ->
           throw new IllegalArgumentException(
               "invalid redirect path '"
                   + text
-                  + "': allowed [cni, init/nft, init/legacy, init/plain]");
+                  + "': allowed [cni, init/nft, init/legacy, init/plain, init/nftables]");
     };
   }
 

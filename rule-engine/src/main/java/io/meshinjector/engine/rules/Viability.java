@@ -37,9 +37,12 @@ public final class Viability {
   /** Whether an unknown verdict of this key counts as the positive one. */
   public boolean assumed(CapabilityKey key) {
     return switch (key) {
-      case IPTABLES_LEGACY, IPTABLES_NFT -> config.assumeUnknown().iptables();
+      case IPTABLES_LEGACY, IPTABLES_NFT, IP6TABLES_LEGACY, IP6TABLES_NFT, NFTABLES ->
+          config.assumeUnknown().iptables();
       case CNI -> config.assumeUnknown().cni();
       case NATIVE_SIDECAR -> config.assumeUnknown().nativeSidecar();
+      case IPV6_PODS -> config.assumeUnknown().ipv6Pods();
+      case OS -> true;
     };
   }
 

@@ -24,7 +24,8 @@ class ConfigLoaderTest {
     assertThat(c.policy().publishLabels()).isTrue();
     assertThat(c.policy().runToCompletion()).isEqualTo(RunToCompletion.REJECT);
     assertThat(c.capabilities().probeTtl()).isEqualTo(Duration.ofHours(1));
-    assertThat(c.capabilities().assumeUnknown()).isEqualTo(new AssumeUnknown(true, false, false));
+    assertThat(c.capabilities().assumeUnknown())
+        .isEqualTo(new AssumeUnknown(true, false, false, false));
     assertThat(c.injection().excludedNamespaces()).contains("kube-system");
   }
 

@@ -19,6 +19,7 @@ class DecisionJsonTest {
                     PathOption.INIT_NFT,
                     ProxyPlacement.NATIVE_SIDECAR,
                     true,
+                    false,
                     new NodeConstraint(
                         List.of(
                             NodeRequirement.in(
@@ -36,7 +37,7 @@ class DecisionJsonTest {
         .isEqualTo(
             "{\"workload\":\"shop/Deployment/web\",\"inject\":true,\"rejected\":false,\"reason\":null,"
                 + "\"redirect\":\"init\",\"iptablesMode\":\"nft\",\"proxy\":\"native-sidecar\","
-                + "\"proxyAwait\":true,\"candidateNodes\":[\"rhel-1\",\"rhel-2\"],\"candidateCount\":2,"
+                + "\"proxyAwait\":true,\"ipv6\":false,\"candidateNodes\":[\"rhel-1\",\"rhel-2\"],\"candidateCount\":2,"
                 + "\"nodeConstraint\":{\"matchExpressions\":[{\"key\":\"capability.mesh-injector.io/iptables-nft\","
                 + "\"operator\":\"In\",\"values\":[\"available\",\"unknown\"]}]},"
                 + "\"warnings\":[\"w\"],\"trace\":[\"choice: init/nft chosen\"],\"overrides\":[]}");
@@ -69,7 +70,7 @@ class DecisionJsonTest {
 
   @Test
   void cniPlanHasNoMode() {
-    Plan p = new Plan(PathOption.CNI, ProxyPlacement.CONTAINER, false, null);
+    Plan p = new Plan(PathOption.CNI, ProxyPlacement.CONTAINER, false, false, null);
     Decision d =
         new Decision(
             "a/Pod/b",
