@@ -46,11 +46,27 @@ final class DecisionRun {
   private final String workload;
   private final Pod pod;
   private final ClusterView cluster;
-  private final Viability viability;
   private final DecisionLog log = new DecisionLog();
-  private final Shortfalls shortfalls;
-  private final NativeSidecarRule nativeSidecars;
+  private final String restartPolicy;
   private CandidateNodes candidateNodes = CandidateNodes.NONE;
+
+  /**
+   * Set once the candidates are known: whether a path works depends on whether the pod's redirect
+   * covers IPv6, which its candidates decide.
+   */
+  private Viability viability;
+
+  private Shortfalls shortfalls;
+  private NativeSidecarRule nativeSidecars;
+
+  /** The candidate classes that run Linux: the only ones the pod may be placed on injected. */
+  private List<Candidate> linuxClasses = List.of();
+
+  /** The term that keeps the pod off its Windows candidates, or null. */
+  private NodeRequirement linuxOnly;
+
+  /** Whether the pod's redirect covers IPv6. */
+  private boolean ipv6;
 
   /** Whether the pod decided proxy-await in its mesh's terms (the trace says so once). */
   private boolean awaitFromPod;
@@ -64,11 +80,7 @@ final class DecisionRun {
     this.workload = workload;
     this.pod = pod;
     this.cluster = cluster;
-    this.viability = new Viability(config.capabilities());
-    this.shortfalls = new Shortfalls(viability);
-    String restartPolicy = RunsToCompletion.restartPolicy(pod.getSpec()).orElse(null);
-    this.nativeSidecars =
-        new NativeSidecarRule(config, viability, shortfalls, log, workload, restartPolicy);
+    this.restartPolicy = RunsToCompletion.restartPolicy(pod.getSpec()).orElse(null);
   }
 
   Decision run() {
@@ -93,9 +105,15 @@ final class DecisionRun {
     if (gated.isPresent()) {
       return gated.get();
     }
+    Viability nodes = new Viability(config.capabilities());
+    LinuxNodesRule linux = new LinuxNodesRule(config.policy().constrain(), nodes, log, workload);
+    Optional<Outcome> windowsPod = linux.windowsPod(pod);
+    if (windowsPod.isPresent()) {
+      return windowsPod.get();
+    }
     PodAnnotations asked;
     try {
-      asked = PodAnnotations.parse(pod.getMetadata().getAnnotations());
+      asked = PodAnnotations.parse(pod.getMetadata().getAnnotations(), config.mesh());
     } catch (PodAnnotations.InvalidAnnotation e) {
       log.add(new TraceStep("annotations", e.getMessage()));
       return new Outcome.Refuse(RefusalReason.INVALID_ANNOTATION, e.getMessage());
@@ -120,7 +138,7 @@ final class DecisionRun {
       asked = linkerdOverrides(ns, asked);
     }
 
-    PathOptions pathOptions = new PathOptions(config.policy().preference(), log);
+    PathOptions pathOptions = new PathOptions(config.policy().preference(), config.mesh(), log);
     List<PathOption> options = pathOptions.allowed(asked);
     if (options.isEmpty()) {
       // only a redirect annotation asking for a path the preference lacks ends here
@@ -133,7 +151,19 @@ final class DecisionRun {
     log.add(new TraceStep("options", "paths in preference order: " + options));
 
     candidateNodes = CandidateNodes.of(cluster, now, pod, config.maxCandidateNodes(), log);
-    return choose(options, candidateNodes.classes(), asked, false);
+    LinuxNodesRule.Kept kept = linux.keep(candidateNodes.classes(), candidateNodes.count());
+    if (kept instanceof LinuxNodesRule.Kept.Ended ended) {
+      return ended.outcome();
+    }
+    LinuxNodesRule.Kept.Linux onLinux = (LinuxNodesRule.Kept.Linux) kept;
+    linuxClasses = onLinux.classes();
+    linuxOnly = onLinux.requirement();
+    ipv6 = Ipv6Rule.decide(nodes, linuxClasses, log);
+    viability = nodes.forPod(ipv6);
+    shortfalls = new Shortfalls(viability);
+    nativeSidecars =
+        new NativeSidecarRule(config, viability, shortfalls, log, workload, restartPolicy);
+    return choose(options, linuxClasses, asked, false);
   }
 
   /**
@@ -191,7 +221,7 @@ final class DecisionRun {
     if (best == null) {
       String msg =
           DecisionTexts.noPathAnywhere(
-              workload, shortfalls.lacks(options, candidates), Shortfalls.fixes(options));
+              workload, shortfalls.lacks(options, candidates), shortfalls.fixes(options));
       log.add(new TraceStep("choice", "no path works anywhere"));
       if (config.policy().noViablePath() == NoViablePath.SKIP) {
         log.warn(DecisionTexts.admittedWithoutInjection(msg, DecisionTexts.NO_VIABLE_PATH_SKIP));
@@ -206,7 +236,7 @@ final class DecisionRun {
               workload,
               whyNot.get(),
               shortfalls.lacks(options, candidates),
-              Shortfalls.fixes(options));
+              shortfalls.fixes(options));
       log.add(new TraceStep("choice", DecisionTexts.mixedPathsRefusedStep(whyNot.get())));
       return new Outcome.Refuse(RefusalReason.MIXED_NODES, msg);
     }
@@ -233,22 +263,27 @@ final class DecisionRun {
     // attempt then no longer hold, while its trace shows how the engine got there
     int warningMark = log.warningMark();
     List<NodeRequirement> requirements = new ArrayList<>();
-    CapabilityKey key = viability.key(path);
+    if (linuxOnly != null) {
+      requirements.add(linuxOnly);
+    }
+    List<CapabilityKey> keys = viability.keys(path);
     List<Candidate> remaining =
         candidates.stream().filter(c -> viability.viable(path, c.caps())).toList();
     boolean pin =
         path.redirect() == Redirect.CNI
             && (config.policy().pinCni() == PinCni.ALWAYS || constrained);
     if (constrained || pin) {
-      requirements.add(NodeRequirement.in(key.label(), viability.viableLabelValues(key)));
-      log.add(
-          new TraceStep(
-              "constraint",
-              "requires "
-                  + key.label()
-                  + " In "
-                  + viability.viableLabelValues(key)
-                  + (constrained ? "" : " (policy.pinCni: always, for nodes that join later)")));
+      for (CapabilityKey key : keys) {
+        requirements.add(NodeRequirement.in(key.label(), viability.viableLabelValues(key)));
+        log.add(
+            new TraceStep(
+                "constraint",
+                "requires "
+                    + key.label()
+                    + " In "
+                    + viability.viableLabelValues(key)
+                    + (constrained ? "" : " (policy.pinCni: always, for nodes that join later)")));
+      }
     }
     if (constrained) {
       int kept = remaining.stream().mapToInt(Candidate::count).sum();
@@ -261,11 +296,12 @@ final class DecisionRun {
                   List.of(path),
                   candidates.stream().filter(c -> !remaining.contains(c)).toList())));
     }
-    shortfalls.unknownAssumed(key, remaining).ifPresent(log::warn);
+    for (CapabilityKey key : keys) {
+      shortfalls.unknownAssumed(key, remaining).ifPresent(log::warn);
+    }
 
     NativeSidecarRule.Placement placement =
-        nativeSidecars.place(
-            path, options, remaining, candidateNodes.classes(), asked, narrowed, requirements);
+        nativeSidecars.place(path, options, remaining, linuxClasses, asked, narrowed, requirements);
     if (placement instanceof NativeSidecarRule.Placement.Ended ended) {
       return ended.outcome();
     }
@@ -278,7 +314,7 @@ final class DecisionRun {
       log.add(new TraceStep("await", Annotations.PROXY_AWAIT + ": disabled"));
     }
     NodeConstraint constraint = requirements.isEmpty() ? null : new NodeConstraint(requirements);
-    Plan plan = new Plan(path, proxy, asked.proxyAwait(), false, constraint);
+    Plan plan = new Plan(path, proxy, asked.proxyAwait(), ipv6, constraint);
     String note = config.pathNotes().get(plan.path().toString());
     if (note != null) {
       log.add(new TraceStep("mesh", note));

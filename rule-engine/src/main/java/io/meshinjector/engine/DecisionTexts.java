@@ -35,6 +35,47 @@ final class DecisionTexts {
     return "mixed native-sidecar support refused: " + whyNot(why);
   }
 
+  // --- the node's OS ---
+
+  /** Why a Windows pod is admitted as it is. */
+  static String windowsPod(String workload) {
+    return workload
+        + " sets spec.os.name: windows; the mesh's proxy and init containers are Linux programs,"
+        + " so it is admitted without injection";
+  }
+
+  /** Why a pod that can land only on Windows nodes is admitted as it is. */
+  static String onlyWindowsNodes(String workload, String windows) {
+    return "every candidate node of "
+        + workload
+        + " runs Windows ("
+        + windows
+        + "); the mesh's proxy and init containers are Linux programs, so it is admitted without"
+        + " injection";
+  }
+
+  /** Refusal: the pod may land on Windows nodes, and no constraint may keep it off them. */
+  static String windowsAmongCandidates(
+      String workload, ConstrainPolicy.WhyNot why, String windows) {
+    return workload
+        + " may land on Windows nodes ("
+        + windows
+        + "), where the mesh's Linux proxy cannot run, and on Linux nodes; it cannot be constrained"
+        + " to the Linux ones ("
+        + whyNot(why)
+        + "). Fix: give the pod a nodeSelector kubernetes.io/os: linux";
+  }
+
+  /** Warning: the pod was constrained to its Linux candidates. */
+  static String constrainedToLinux(int kept, int candidates, String windows) {
+    return "pod constrained to the "
+        + kept
+        + " of "
+        + candidates
+        + " candidate nodes that run Linux; the others run Windows: "
+        + windows;
+  }
+
   // --- the redirect path ---
 
   /** No path works on any candidate; {@code lacks} and {@code fixes} come from Shortfalls. */

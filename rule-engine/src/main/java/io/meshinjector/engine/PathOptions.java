@@ -1,6 +1,7 @@
 package io.meshinjector.engine;
 
 import io.fabric8.kubernetes.api.model.Namespace;
+import io.meshinjector.engine.config.Mesh;
 import io.meshinjector.engine.decision.Annotations;
 import io.meshinjector.engine.decision.Outcome;
 import io.meshinjector.engine.decision.PathOption;
@@ -25,10 +26,23 @@ final class PathOptions {
 
   /**
    * @param preference {@code policy.preference}
+   * @param mesh whose init container renders the path: {@code init/nftables} is left out where it
+   *     has no native nftables mode
    */
-  PathOptions(List<PathOption> preference, DecisionLog log) {
-    this.preference = preference;
+  PathOptions(List<PathOption> preference, Mesh mesh, DecisionLog log) {
     this.log = log;
+    if (mesh.nativeNftables() || !preference.contains(PathOption.INIT_NFTABLES)) {
+      this.preference = preference;
+    } else {
+      List<PathOption> kept = new ArrayList<>(preference);
+      kept.remove(PathOption.INIT_NFTABLES);
+      this.preference = List.copyOf(kept);
+      log.add(
+          new TraceStep(
+              "options",
+              "policy.preference offers init/nftables, which is left out: Linkerd's proxy-init has"
+                  + " no native nftables mode"));
+    }
   }
 
   /**

@@ -47,13 +47,17 @@ final class Shortfalls {
     return j.toString();
   }
 
-  /** The fixes of the iptables paths among the options, as the tail of a message. */
-  static String fixes(List<PathOption> options) {
+  /**
+   * The fixes of the iptables paths among the options, as the tail of a message; where the pod's
+   * redirect covers IPv6, each with its IPv6 half.
+   */
+  String fixes(List<PathOption> options) {
     StringJoiner j = new StringJoiner("; or ", ". Fix: ", "");
     boolean any = false;
     for (PathOption o : options) {
       if (o.mode() != IptablesMode.PLAIN) {
-        j.add(Viability.fix(o));
+        String ipv6 = viability.keys(o).size() > 1 ? Viability.ipv6Fix(o) : "";
+        j.add(Viability.fix(o) + (ipv6.isEmpty() ? "" : ", and " + ipv6));
         any = true;
       }
     }

@@ -9,9 +9,10 @@ import java.util.regex.Pattern;
 
 /**
  * Inference from the Node object, the lowest source that knows anything: {@code
- * status.nodeInfo.osImage} for the iptables backends and {@code kubeletVersion} for native
- * sidecars. Only facts that hold for a whole OS family are inferred; any other family gives
- * nothing, never a guess.
+ * status.nodeInfo.osImage} for the iptables backends, {@code kubeletVersion} for native sidecars,
+ * {@code status.nodeInfo.operatingSystem} (or the kubelet's {@code kubernetes.io/os} label) for the
+ * node's OS and {@code spec.podCIDRs} for whether its pods have IPv6. Only facts that hold for a
+ * whole OS family are inferred; any other family gives nothing, never a guess.
  */
 public final class NodeInference {
   /** Kubelets from this minor version run init containers with restartPolicy Always. */
@@ -128,9 +129,36 @@ public final class NodeInference {
     return Optional.of(Integer.parseInt(m.group(2)));
   }
 
-  /** The verdicts inference can give for a node; keys it cannot judge are absent. */
-  public static Map<CapabilityKey, SourcedVerdict> infer(String osImage, String kubeletVersion) {
+  /** The label every kubelet sets to its node's OS; the Node's nodeInfo says the same. */
+  public static final String OS_LABEL = "kubernetes.io/os";
+
+  /**
+   * The verdicts inference can give for a node; keys it cannot judge are absent.
+   *
+   * @param operatingSystem {@code status.nodeInfo.operatingSystem}, else the {@link #OS_LABEL}
+   *     label, or null
+   */
+  public static Map<CapabilityKey, SourcedVerdict> infer(
+      String osImage, String kubeletVersion, String operatingSystem, PodCidrs podCidrs) {
     Map<CapabilityKey, SourcedVerdict> out = new EnumMap<>(CapabilityKey.class);
+    if ("linux".equals(operatingSystem) || "windows".equals(operatingSystem)) {
+      out.put(
+          CapabilityKey.OS,
+          inferred(
+              "linux".equals(operatingSystem) ? Verdict.LINUX : Verdict.WINDOWS,
+              "operatingSystem '" + operatingSystem + "'"));
+    }
+    switch (podCidrs) {
+      case WITH_IPV6 ->
+          out.put(
+              CapabilityKey.IPV6_PODS,
+              inferred(Verdict.PRESENT, "spec.podCIDRs has an IPv6 range"));
+      case IPV4_ONLY ->
+          out.put(CapabilityKey.IPV6_PODS, inferred(Verdict.ABSENT, "spec.podCIDRs are IPv4 only"));
+      case UNSET -> {
+        // a network plugin that assigns addresses itself leaves podCIDRs empty: unknown
+      }
+    }
     OsImage os = parseOsImage(osImage);
     String osDetail = "osImage '" + os.raw() + "'";
     if (os.nftOnly()) {

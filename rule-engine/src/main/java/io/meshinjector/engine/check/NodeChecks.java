@@ -58,6 +58,44 @@ public final class NodeChecks {
     return out;
   }
 
+  /**
+   * The nodes the matrix of OS and pod addresses singles out: Windows nodes (no injected pod may
+   * run there) and nodes whose pods' IPv6 nobody knows ({@code proxyInit.ipv6} decides for them).
+   * Dual-stack nodes without an IPv6 redirect are among {@link #paths}' nodes without a path.
+   *
+   * @param ipv6Assumed {@code proxyInit.ipv6}
+   */
+  public static List<CheckResult> nodeMatrix(
+      List<String> windows, List<String> podCidrsUnset, boolean ipv6Assumed) {
+    List<CheckResult> out = new ArrayList<>();
+    if (!windows.isEmpty()) {
+      out.add(
+          CheckResult.warn(
+              NODES,
+              windows.size() + " nodes run Windows",
+              names(windows),
+              "the mesh's proxy is a Linux program: pods that may land there are kept to Linux"
+                  + " nodes (policy.mixedNodes) or admitted without injection; give Windows"
+                  + " workloads spec.os.name: windows"));
+    }
+    if (!podCidrsUnset.isEmpty()) {
+      out.add(
+          CheckResult.warn(
+              NODES,
+              podCidrsUnset.size() + " nodes have no spec.podCIDRs",
+              names(podCidrsUnset),
+              "whether their pods have IPv6 is unknown, so proxyInit.ipv6 ("
+                  + ipv6Assumed
+                  + ") decides; "
+                  + (ipv6Assumed
+                      ? "their pods' redirect covers IPv6"
+                      : "if their pods do have IPv6, that traffic bypasses the proxy")
+                  + ". Say so per node with capabilities.overrides (ipv6-pods: present or"
+                  + " absent)"));
+    }
+    return out;
+  }
+
   public static List<CheckResult> probes(ProbeCoverage coverage, Duration ttl) {
     List<CheckResult> out = new ArrayList<>();
     if (!coverage.missing().isEmpty()) {

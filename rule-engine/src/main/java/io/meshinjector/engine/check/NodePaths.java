@@ -59,6 +59,17 @@ public final class NodePaths {
         .collect(Collectors.joining("; "));
   }
 
+  /** The nodes whose effective verdict for {@code key} is {@code verdict}, in index order. */
+  public static List<String> withVerdict(NodeIndex index, CapabilityKey key, Verdict verdict) {
+    List<String> out = new ArrayList<>();
+    for (NodeClass c : index.classes()) {
+      if (c.capabilities().verdict(key) == verdict) {
+        out.addAll(index.names(c.members(), Integer.MAX_VALUE));
+      }
+    }
+    return out;
+  }
+
   /** Nodes per key and effective verdict (after overrides, probe, live state and inference). */
   public static Map<CapabilityKey, Map<Verdict, Integer>> verdictCounts(NodeIndex index) {
     Map<CapabilityKey, Map<Verdict, Integer>> counts = new EnumMap<>(CapabilityKey.class);

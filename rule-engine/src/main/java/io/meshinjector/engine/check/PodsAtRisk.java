@@ -1,5 +1,6 @@
 package io.meshinjector.engine.check;
 
+import io.meshinjector.engine.capability.CapabilityKey;
 import io.meshinjector.engine.capability.NodeCapabilities;
 import io.meshinjector.engine.cluster.NodeIndex;
 import io.meshinjector.engine.decision.PathOption;
@@ -37,7 +38,14 @@ public final class PodsAtRisk {
       if (path.isEmpty() || caps.isEmpty()) {
         continue;
       }
-      if (!viability.viable(path.get(), caps.get())) {
+      if (!viability.linux(caps.get())) {
+        // the proxy and its init containers are Linux programs: the pod cannot run as injected
+        out.add(
+            new AtRisk(
+                pod,
+                path.get(),
+                "the node runs Windows (os " + caps.get().get(CapabilityKey.OS) + ")"));
+      } else if (!viability.viable(path.get(), caps.get())) {
         out.add(new AtRisk(pod, path.get(), viability.lack(path.get(), caps.get())));
       }
     }

@@ -400,12 +400,10 @@ public final class InMemoryClusterView implements ClusterView {
       if (probe == null && !shape.namesAny(overrideKeys)) {
         // what such a node's verdicts are read from is all in its shape (taints aside): resolved
         // once for all the nodes that have the same labels, OS image, kubelet and CNI readiness
-        SharedKey key = new SharedKey(shape.labels(), shape.osImage(), shape.kubeletVersion(), cni);
+        CapabilityResolver.NodeDescription node = shape.sharedDescription();
+        SharedKey key = new SharedKey(node, cni);
         r = sharedNow.get(key);
         if (r == null) {
-          CapabilityResolver.NodeDescription node =
-              new CapabilityResolver.NodeDescription(
-                  shape.labels(), shape.osImage(), shape.kubeletVersion());
           r = shared.get(key);
           if (r == null || !r.reusable(node, null, cni, now)) {
             r = resolve(node, null, cni, now);
@@ -413,9 +411,7 @@ public final class InMemoryClusterView implements ClusterView {
           sharedNow.put(key, r);
         }
       } else {
-        CapabilityResolver.NodeDescription node =
-            new CapabilityResolver.NodeDescription(
-                shape.labelsOf(name), shape.osImage(), shape.kubeletVersion());
+        CapabilityResolver.NodeDescription node = shape.description(name);
         r = resolutions.get(name);
         if (r == null || !r.reusable(node, probe, cni, now)) {
           r = resolve(node, probe, cni, now);
@@ -442,8 +438,7 @@ public final class InMemoryClusterView implements ClusterView {
     return new Resolution(node, probe, cni, fresh, fresh.capabilities().profile());
   }
 
-  private record SharedKey(
-      Map<String, String> labels, String osImage, String kubeletVersion, boolean cniReady) {}
+  private record SharedKey(CapabilityResolver.NodeDescription node, boolean cniReady) {}
 
   /** A node's resolution and what it was resolved from. */
   private record Resolution(

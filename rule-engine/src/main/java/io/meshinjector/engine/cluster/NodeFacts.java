@@ -4,23 +4,31 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeSpec;
 import io.fabric8.kubernetes.api.model.NodeStatus;
 import io.fabric8.kubernetes.api.model.Taint;
+import io.meshinjector.engine.capability.NodeInference;
+import io.meshinjector.engine.capability.PodCidrs;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * What the engine reads of a Node. Heartbeats change a Node every few seconds without changing any
  * of this, so the view compares projections and rebuilds only on a real change.
  *
  * @param taints only the NoSchedule and NoExecute taints, which decide where a pod may land
+ * @param operatingSystem {@code status.nodeInfo.operatingSystem}, else the kubelet's {@code
+ *     kubernetes.io/os} label, or null
+ * @param podCidrs whether {@code spec.podCIDRs} hold an IPv6 range
  */
 public record NodeFacts(
     String name,
     Map<String, String> labels,
     List<TaintRule> taints,
     String osImage,
-    String kubeletVersion) {
+    String kubeletVersion,
+    String operatingSystem,
+    PodCidrs podCidrs) {
 
   /** A taint as the scheduler matches it. */
   public record TaintRule(String key, String value, String effect) {}
@@ -30,6 +38,7 @@ public record NodeFacts(
   public NodeFacts {
     labels = labels == null ? Map.of() : Map.copyOf(withoutNulls(labels));
     taints = List.copyOf(taints);
+    Objects.requireNonNull(podCidrs, "podCidrs");
   }
 
   /**
@@ -77,10 +86,18 @@ public record NodeFacts(
     NodeStatus status = node.getStatus();
     String osImage = null;
     String kubelet = null;
+    String os = null;
     if (status != null && status.getNodeInfo() != null) {
       osImage = status.getNodeInfo().getOsImage();
       kubelet = status.getNodeInfo().getKubeletVersion();
+      os = status.getNodeInfo().getOperatingSystem();
     }
-    return new NodeFacts(node.getMetadata().getName(), labels, taints, osImage, kubelet);
+    if ((os == null || os.isEmpty()) && labels != null) {
+      // a Node written to a --cluster file by hand may carry only the kubelet's label
+      os = labels.get(NodeInference.OS_LABEL);
+    }
+    PodCidrs cidrs =
+        spec == null ? PodCidrs.UNSET : PodCidrs.of(spec.getPodCIDRs(), spec.getPodCIDR());
+    return new NodeFacts(node.getMetadata().getName(), labels, taints, osImage, kubelet, os, cidrs);
   }
 }

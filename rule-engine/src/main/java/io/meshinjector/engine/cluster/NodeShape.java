@@ -1,5 +1,7 @@
 package io.meshinjector.engine.cluster;
 
+import io.meshinjector.engine.capability.PodCidrs;
+import io.meshinjector.engine.registry.CapabilityResolver;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,21 +26,34 @@ public final class NodeShape {
   private final List<NodeFacts.TaintRule> taints;
   private final String osImage;
   private final String kubeletVersion;
+  private final String operatingSystem;
+  private final PodCidrs podCidrs;
   private final boolean named;
   private final int hash;
+
+  /** What the resolver reads of every node of this shape: built once, read at every rebuild. */
+  private final CapabilityResolver.NodeDescription shared;
 
   NodeShape(
       Map<String, String> labels,
       List<NodeFacts.TaintRule> taints,
       String osImage,
-      String kubeletVersion) {
+      String kubeletVersion,
+      String operatingSystem,
+      PodCidrs podCidrs) {
     this.labels = Map.copyOf(labels);
     this.taints = List.copyOf(taints);
     this.osImage = osImage;
     this.kubeletVersion = kubeletVersion;
+    this.operatingSystem = operatingSystem;
+    this.podCidrs = podCidrs;
     this.named = this.labels.containsValue(NAME);
     // computed once: shapes are keys of the view's pools, hashed at every node update and rebuild
-    this.hash = Objects.hash(this.labels, this.taints, osImage, kubeletVersion);
+    this.hash =
+        Objects.hash(this.labels, this.taints, osImage, kubeletVersion, operatingSystem, podCidrs);
+    this.shared =
+        new CapabilityResolver.NodeDescription(
+            this.labels, osImage, kubeletVersion, operatingSystem, podCidrs);
   }
 
   /** The shape of {@code facts}, its own name taken out of its labels. */
@@ -49,7 +64,13 @@ public final class NodeShape {
       out.replaceAll((k, v) -> v.equals(facts.name()) ? NAME : v);
       labels = out;
     }
-    return new NodeShape(labels, facts.taints(), facts.osImage(), facts.kubeletVersion());
+    return new NodeShape(
+        labels,
+        facts.taints(),
+        facts.osImage(),
+        facts.kubeletVersion(),
+        facts.operatingSystem(),
+        facts.podCidrs());
   }
 
   /** The labels, {@link #NAME} standing for the node's name. */
@@ -79,6 +100,17 @@ public final class NodeShape {
     return kubeletVersion;
   }
 
+  /** What the resolver reads of a node of this shape called {@code name}. */
+  CapabilityResolver.NodeDescription description(String name) {
+    return new CapabilityResolver.NodeDescription(
+        labelsOf(name), osImage, kubeletVersion, operatingSystem, podCidrs);
+  }
+
+  /** What the resolver reads of every node of this shape, its name left as {@link #NAME}. */
+  CapabilityResolver.NodeDescription sharedDescription() {
+    return shared;
+  }
+
   /** Whether one of {@code keys} holds the node's name here, so that its value is the node's. */
   boolean namesAny(Set<String> keys) {
     if (!named) {
@@ -93,12 +125,15 @@ public final class NodeShape {
   }
 
   NodeFacts facts(String name) {
-    return new NodeFacts(name, labelsOf(name), taints, osImage, kubeletVersion);
+    return new NodeFacts(
+        name, labelsOf(name), taints, osImage, kubeletVersion, operatingSystem, podCidrs);
   }
 
   /** The same shape with its label set and strings replaced by the pool's equal ones. */
   NodeShape withLabels(Map<String, String> shared) {
-    return shared == labels ? this : new NodeShape(shared, taints, osImage, kubeletVersion);
+    return shared == labels
+        ? this
+        : new NodeShape(shared, taints, osImage, kubeletVersion, operatingSystem, podCidrs);
   }
 
   @Override
@@ -109,7 +144,9 @@ public final class NodeShape {
             && labels.equals(s.labels)
             && taints.equals(s.taints)
             && Objects.equals(osImage, s.osImage)
-            && Objects.equals(kubeletVersion, s.kubeletVersion);
+            && Objects.equals(kubeletVersion, s.kubeletVersion)
+            && Objects.equals(operatingSystem, s.operatingSystem)
+            && podCidrs == s.podCidrs;
   }
 
   @Override
@@ -119,6 +156,16 @@ public final class NodeShape {
 
   @Override
   public String toString() {
-    return "NodeShape" + labels + taints + "/" + osImage + "/" + kubeletVersion;
+    return "NodeShape"
+        + labels
+        + taints
+        + "/"
+        + osImage
+        + "/"
+        + kubeletVersion
+        + "/"
+        + operatingSystem
+        + "/"
+        + podCidrs;
   }
 }

@@ -178,11 +178,12 @@ public final class ConfigLoader {
 
   private static MeshConfig build(ObjectNode tree) {
     ConfigSection root = new ConfigSection(tree, "");
-    root.choice("mesh", Map.of("linkerd", "linkerd", "istio", "istio"));
+    Mesh mesh = root.choice("mesh", Map.of("linkerd", Mesh.LINKERD, "istio", Mesh.ISTIO));
     EngineConfig engine;
     try {
       engine =
           new EngineConfig(
+              mesh,
               injection(root.section("injection")),
               policy(root.section("policy")),
               capabilities(root.section("capabilities"), proxyInitIpv6(tree)),
@@ -192,6 +193,14 @@ public final class ConfigLoader {
       throw e;
     } catch (IllegalArgumentException e) {
       throw new ConfigException(e.getMessage(), e);
+    }
+    if (!mesh.nativeNftables()
+        && engine.policy().preference().stream().allMatch(p -> p.mode() == IptablesMode.NFTABLES)) {
+      throw new ConfigException(
+          "config key 'policy.preference' offers only init/nftables, which mesh "
+              + tree.path("mesh").asText()
+              + " cannot render (Linkerd's proxy-init has no native nftables mode): add init/nft,"
+              + " init/legacy or cni");
     }
     return new MeshConfig(tree, engine);
   }

@@ -13,7 +13,12 @@ public enum SkipReason {
    * The pod runs to completion, no node it may run on runs native sidecars, and {@code
    * policy.runToCompletion} is {@code skip}.
    */
-  RUN_TO_COMPLETION("run-to-completion");
+  RUN_TO_COMPLETION("run-to-completion"),
+  /**
+   * The pod sets {@code spec.os.name: windows}, or every node it may land on runs Windows: the
+   * mesh's proxy and init containers are Linux programs.
+   */
+  WINDOWS("windows");
 
   private final String code;
 

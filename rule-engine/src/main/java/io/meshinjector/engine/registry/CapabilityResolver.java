@@ -4,6 +4,7 @@ import io.meshinjector.engine.capability.CapabilityKey;
 import io.meshinjector.engine.capability.NodeCapabilities;
 import io.meshinjector.engine.capability.NodeCapabilityStatus;
 import io.meshinjector.engine.capability.NodeInference;
+import io.meshinjector.engine.capability.PodCidrs;
 import io.meshinjector.engine.capability.ProbeSource;
 import io.meshinjector.engine.capability.Source;
 import io.meshinjector.engine.capability.SourcedVerdict;
@@ -43,7 +44,11 @@ public final class CapabilityResolver {
 
   /** What the resolver reads of a Node. */
   public record NodeDescription(
-      Map<String, String> labels, String osImage, String kubeletVersion) {}
+      Map<String, String> labels,
+      String osImage,
+      String kubeletVersion,
+      String operatingSystem,
+      PodCidrs podCidrs) {}
 
   /**
    * @param probe the node's NodeCapability status, or null
@@ -53,7 +58,8 @@ public final class CapabilityResolver {
       NodeDescription node, NodeCapabilityStatus probe, boolean cniPodReady, Instant now) {
     Map<CapabilityKey, SourcedVerdict> out = new EnumMap<>(CapabilityKey.class);
     Map<CapabilityKey, SourcedVerdict> inferred =
-        NodeInference.infer(node.osImage(), node.kubeletVersion());
+        NodeInference.infer(
+            node.osImage(), node.kubeletVersion(), node.operatingSystem(), node.podCidrs());
     Instant expiry = Instant.MAX;
     String unusable = null;
     if (probe != null) {

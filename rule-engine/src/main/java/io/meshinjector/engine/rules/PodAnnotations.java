@@ -1,5 +1,6 @@
 package io.meshinjector.engine.rules;
 
+import io.meshinjector.engine.config.Mesh;
 import io.meshinjector.engine.decision.Annotations;
 import io.meshinjector.engine.decision.IptablesMode;
 import io.meshinjector.engine.decision.Redirect;
@@ -38,13 +39,18 @@ public record PodAnnotations(
   /** Thrown for an invalid value; the message names the annotation and the allowed values. */
   public static final class InvalidAnnotation extends IllegalArgumentException {
     InvalidAnnotation(String annotation, String value, List<String> allowed) {
+      this(annotation, value, allowed, "");
+    }
+
+    InvalidAnnotation(String annotation, String value, List<String> allowed, String why) {
       super(
           "annotation "
               + annotation
               + " has invalid value '"
               + value
               + "': allowed values are "
-              + String.join(", ", allowed));
+              + String.join(", ", allowed)
+              + why);
     }
   }
 
@@ -62,11 +68,25 @@ public record PodAnnotations(
     return new PodAnnotations(redirect, iptablesMode, nativeSidecar, proxyAwait, by);
   }
 
-  public static PodAnnotations parse(Map<String, String> annotations) {
+  /**
+   * @param mesh whose init container renders the mode: only Istio's has native nftables
+   */
+  public static PodAnnotations parse(Map<String, String> annotations, Mesh mesh) {
     Map<String, String> a = annotations == null ? Map.of() : annotations;
     String redirect = pick(a, Annotations.REDIRECT, "auto", List.of("auto", "init", "cni"));
-    String mode =
-        pick(a, Annotations.IPTABLES_MODE, "auto", List.of("auto", "legacy", "nft", "plain"));
+    List<String> modes =
+        mesh.nativeNftables()
+            ? List.of("auto", "legacy", "nft", "plain", "nftables")
+            : List.of("auto", "legacy", "nft", "plain");
+    String asked = a.get(Annotations.IPTABLES_MODE);
+    if (!mesh.nativeNftables() && asked != null && asked.trim().equals("nftables")) {
+      throw new InvalidAnnotation(
+          Annotations.IPTABLES_MODE,
+          asked,
+          modes,
+          " (Linkerd's proxy-init has no native nftables mode; Istio's istio-init has)");
+    }
+    String mode = pick(a, Annotations.IPTABLES_MODE, "auto", modes);
     String sidecar =
         pick(a, Annotations.NATIVE_SIDECAR, "auto", List.of("auto", "enabled", "disabled"));
     String await = pick(a, Annotations.PROXY_AWAIT, "enabled", List.of("enabled", "disabled"));

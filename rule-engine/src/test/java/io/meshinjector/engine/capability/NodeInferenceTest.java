@@ -3,6 +3,7 @@ package io.meshinjector.engine.capability;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.meshinjector.engine.capability.NodeInference.OsFamily;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -39,7 +40,7 @@ class NodeInferenceTest {
     NodeInference.OsImage os = NodeInference.parseOsImage(osImage);
     assertThat(os.family()).isEqualTo(family);
     assertThat(os.major()).isEqualTo(major);
-    Map<CapabilityKey, SourcedVerdict> v = NodeInference.infer(osImage, null);
+    Map<CapabilityKey, SourcedVerdict> v = NodeInference.infer(osImage, null, null, PodCidrs.UNSET);
     assertThat(verdict(v, CapabilityKey.IPTABLES_LEGACY)).isEqualTo(legacy);
     assertThat(verdict(v, CapabilityKey.IPTABLES_NFT)).isEqualTo(nft);
     if (!"unknown".equals(legacy)) {
@@ -62,8 +63,44 @@ class NodeInferenceTest {
     "'', unknown",
   })
   void kubeletVersionDecidesNativeSidecars(String kubelet, String expected) {
-    Map<CapabilityKey, SourcedVerdict> v = NodeInference.infer(null, kubelet);
+    Map<CapabilityKey, SourcedVerdict> v = NodeInference.infer(null, kubelet, null, PodCidrs.UNSET);
     assertThat(verdict(v, CapabilityKey.NATIVE_SIDECAR)).isEqualTo(expected);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource({
+    "linux, linux",
+    "windows, windows",
+    // nodeInfo says nothing a kubelet does not: any other value is not guessed at
+    "freebsd, unknown",
+    "'', unknown",
+  })
+  void operatingSystemGivesTheOsVerdict(String os, String expected) {
+    Map<CapabilityKey, SourcedVerdict> v =
+        NodeInference.infer(null, null, os.isEmpty() ? null : os, PodCidrs.UNSET);
+    assertThat(verdict(v, CapabilityKey.OS)).isEqualTo(expected);
+    if (!"unknown".equals(expected)) {
+      assertThat(v.get(CapabilityKey.OS).source()).isEqualTo(Source.INFERENCE);
+      assertThat(v.get(CapabilityKey.OS).detail()).contains(os);
+    }
+  }
+
+  @ParameterizedTest(name = "{0} / {1}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "10.244.1.0/24                     |               | absent",
+        "10.244.1.0/24,fd00:10:244:1::/64  |               | present",
+        "fd00:10:244:1::/64                |               | present",
+        "                                  | 10.244.1.0/24 | absent",
+        "                                  | fd00::/64     | present",
+        // no range at all: a network plugin that assigns addresses itself; nobody knows
+        "                                  |               | unknown",
+      })
+  void podCidrsGiveTheIpv6PodsVerdict(String podCidrs, String podCidr, String expected) {
+    PodCidrs cidrs = PodCidrs.of(podCidrs == null ? null : List.of(podCidrs.split(",")), podCidr);
+    Map<CapabilityKey, SourcedVerdict> v = NodeInference.infer(null, null, null, cidrs);
+    assertThat(verdict(v, CapabilityKey.IPV6_PODS)).isEqualTo(expected);
   }
 
   private static String verdict(Map<CapabilityKey, SourcedVerdict> v, CapabilityKey k) {

@@ -200,4 +200,75 @@ class NodeChecksTest {
     assertThat(failed.toJsonMap()).containsEntry("success", false);
     assertThat(failed.text()).contains("× four: broken\n    see: fix it");
   }
+
+  @Test
+  void windowsNodesAndUnsetPodCidrsAreNamedAndAnInjectedPodOnWindowsIsAtRisk() {
+    InMemoryClusterView view = new InMemoryClusterView(CONFIG.capabilities(), w -> {});
+    view.upsert(
+        K8s.operatingSystem(
+            K8s.node("win-1", "Windows Server 2022 Datacenter", "v1.31.0"), "windows"));
+    view.upsert(
+        K8s.podCidrs(
+            K8s.operatingSystem(K8s.node("lin-1", K8s.RHEL8, "v1.31.0"), "linux"),
+            "10.244.1.0/24"));
+    NodeIndex index = view.nodes(NOW);
+
+    List<CheckResult> lines =
+        NodeChecks.nodeMatrix(
+            NodePaths.withVerdict(index, CapabilityKey.OS, Verdict.WINDOWS),
+            NodePaths.withVerdict(index, CapabilityKey.IPV6_PODS, Verdict.UNKNOWN),
+            false);
+    assertThat(lines)
+        .extracting(CheckResult::name)
+        .containsExactly("1 nodes run Windows", "1 nodes have no spec.podCIDRs");
+    assertThat(lines).allMatch(l -> l.level() == CheckResult.Level.WARN);
+    assertThat(lines.get(0).detail()).isEqualTo("win-1");
+    assertThat(lines.get(1).detail()).isEqualTo("win-1");
+    assertThat(lines.get(1).hint()).contains("proxyInit.ipv6 (false)", "bypasses the proxy");
+
+    List<PodsAtRisk.AtRisk> risks =
+        PodsAtRisk.find(
+            List.of(
+                new InjectedPod("shop", "web-1", "win-1", "init/nft native-sidecar await"),
+                new InjectedPod("shop", "web-2", "lin-1", "init/nft native-sidecar await")),
+            index,
+            VIABILITY);
+    assertThat(risks)
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.pod().name()).isEqualTo("web-1");
+              assertThat(r.lack()).startsWith("the node runs Windows (os windows (inference:");
+            });
+  }
+
+  @Test
+  void aDualStackNodeWithoutAnIpv6RedirectHasNoPath() {
+    InMemoryClusterView view = new InMemoryClusterView(CONFIG.capabilities(), w -> {});
+    view.upsert(
+        K8s.podCidrs(
+            K8s.node("dual-1", K8s.RHEL8, "v1.31.0"), "10.244.1.0/24", "fd00:10:244:1::/64"));
+    view.upsert(K8s.podCidrs(K8s.node("v4-1", K8s.RHEL8, "v1.31.0"), "10.244.2.0/24"));
+    for (String node : List.of("dual-1", "v4-1")) {
+      view.upsert(
+          K8s.probe(
+              node,
+              NOW.minus(Duration.ofMinutes(1)),
+              Map.of("iptables-nft", "available", "ip6tables-nft", "unavailable"),
+              Map.of()));
+    }
+    List<NodePaths.NoPath> without =
+        NodePaths.withoutPath(view.nodes(NOW), VIABILITY, CONFIG.policy().preference());
+    // the IPv4-only node's pods need no IPv6 redirect
+    assertThat(without)
+        .singleElement()
+        .satisfies(
+            p -> {
+              assertThat(p.node()).isEqualTo("dual-1");
+              assertThat(p.lacks())
+                  .contains(
+                      "init/nft needs ip6tables-nft unavailable (probe:",
+                      "the pods have IPv6 (ipv6-pods present");
+            });
+  }
 }

@@ -101,4 +101,18 @@ class ConfigLoaderTest {
                 .podSelector())
         .isEqualTo(Map.of("app", "my-cni"));
   }
+
+  @Test
+  void linkerdRefusesAPreferenceOfOnlyNativeNftables() {
+    assertThatThrownBy(() -> ConfigLoader.fromYaml("policy: {preference: [init/nftables]}"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("policy.preference' offers only init/nftables")
+        .hasMessageContaining("Linkerd's proxy-init has no native nftables mode");
+    assertThat(
+            ConfigLoader.fromYaml("mesh: istio\npolicy: {preference: [init/nftables]}")
+                .engine()
+                .policy()
+                .preference())
+        .containsExactly(PathOption.INIT_NFTABLES);
+  }
 }

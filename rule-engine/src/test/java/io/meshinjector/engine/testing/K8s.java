@@ -63,6 +63,27 @@ public final class K8s {
     return new NodeBuilder(node).editOrNewSpec().withTaints(taints).endSpec().build();
   }
 
+  /** The node with {@code spec.podCIDRs}, as the node IPAM controller assigns them. */
+  public static Node podCidrs(Node node, String... cidrs) {
+    return new NodeBuilder(node)
+        .editOrNewSpec()
+        .withPodCIDR(cidrs[0])
+        .withPodCIDRs(List.of(cidrs))
+        .endSpec()
+        .build();
+  }
+
+  /** The node as a Windows kubelet reports it: {@code status.nodeInfo.operatingSystem}. */
+  public static Node operatingSystem(Node node, String os) {
+    return new NodeBuilder(node)
+        .editStatus()
+        .editNodeInfo()
+        .withOperatingSystem(os)
+        .endNodeInfo()
+        .endStatus()
+        .build();
+  }
+
   /** Marks the node unschedulable, as {@code kubectl cordon} does, without the mirrored taint. */
   public static Node cordon(Node node) {
     return new NodeBuilder(node).editOrNewSpec().withUnschedulable(true).endSpec().build();

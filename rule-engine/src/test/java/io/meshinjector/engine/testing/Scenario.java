@@ -42,6 +42,7 @@ public final class Scenario {
   private final List<String> warningContains = new ArrayList<>();
   private final List<String> warningOmits = new ArrayList<>();
   private boolean noWarnings;
+  private Boolean ipv6;
 
   private Scenario(String name) {
     this.name = name;
@@ -134,6 +135,12 @@ public final class Scenario {
     return this;
   }
 
+  /** The injected plan's redirect does ({@code true}) or does not cover IPv6. */
+  public Scenario ipv6(boolean covers) {
+    this.ipv6 = covers;
+    return this;
+  }
+
   public Scenario noWarnings() {
     this.noWarnings = true;
     return this;
@@ -166,6 +173,9 @@ public final class Scenario {
       assertThat(plan.path() + " " + plan.proxy().id() + (plan.proxyAwait() ? " await" : ""))
           .as(all)
           .isEqualTo(summary);
+      if (ipv6 != null) {
+        assertThat(plan.ipv6()).as(all + "\nipv6").isEqualTo(ipv6);
+      }
       if (constraintSet) {
         assertThat(
                 Optional.ofNullable(plan.nodeConstraint())

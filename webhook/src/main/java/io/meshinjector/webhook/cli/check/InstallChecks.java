@@ -13,7 +13,9 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.meshinjector.certs.CaBundle;
 import io.meshinjector.certs.CertificateValidator;
 import io.meshinjector.certs.CertsException;
+import io.meshinjector.engine.capability.CapabilityKey;
 import io.meshinjector.engine.capability.NodeCapabilityStatus;
+import io.meshinjector.engine.capability.Verdict;
 import io.meshinjector.engine.check.CheckResult;
 import io.meshinjector.engine.check.NodeChecks;
 import io.meshinjector.engine.check.NodePaths;
@@ -438,6 +440,11 @@ final class InstallChecks {
     out.addAll(
         NodeChecks.paths(
             index.size(), NodePaths.withoutPath(index, viability, preference), preference));
+    out.addAll(
+        NodeChecks.nodeMatrix(
+            NodePaths.withVerdict(index, CapabilityKey.OS, Verdict.WINDOWS),
+            NodePaths.withVerdict(index, CapabilityKey.IPV6_PODS, Verdict.UNKNOWN),
+            config.engine().capabilities().assumeUnknown().ipv6Pods()));
     out.addAll(
         NodeChecks.probes(
             ProbeCoverage.assess(

@@ -66,7 +66,13 @@ public final class ServerVersion {
             caps.plainBackend());
     return new MeshConfig(
         config.tree(),
-        new EngineConfig(engine.injection(), engine.policy(), limited, engine.maxCandidateNodes()));
+        new EngineConfig(
+            engine.mesh(),
+            engine.injection(),
+            engine.policy(),
+            limited,
+            engine.maxCandidateNodes(),
+            engine.pathNotes()));
   }
 
   private static Optional<Integer> number(String text) {
