@@ -162,6 +162,7 @@ class NewcomerIT {
               "iptablesMode",
               "proxy",
               "proxyAwait",
+              "ipv6",
               "candidateNodes",
               "nodeConstraint",
               "warnings",

@@ -18,11 +18,33 @@ import java.util.Map;
 public final class FakeNodes {
   private FakeNodes() {}
 
-  /** A node's shape: what the rule engine reads of it. */
+  /**
+   * A node's shape: what the rule engine reads of it.
+   *
+   * @param operatingSystem {@code status.nodeInfo.operatingSystem} and the {@code kubernetes.io/os}
+   *     label
+   * @param podCidrs {@code spec.podCIDRs}, as the node IPAM controller would assign them; empty for
+   *     none
+   */
   public record Shape(
-      String osImage, String kubeletVersion, Map<String, String> labels, List<Taint> taints) {
+      String osImage,
+      String kubeletVersion,
+      Map<String, String> labels,
+      List<Taint> taints,
+      String operatingSystem,
+      List<String> podCidrs) {
     public static Shape of(String osImage, String kubeletVersion, Map<String, String> labels) {
-      return new Shape(osImage, kubeletVersion, labels, List.of());
+      return new Shape(osImage, kubeletVersion, labels, List.of(), "linux", List.of());
+    }
+
+    /** The same node with these pod CIDRs (a v1.32 API server takes one of each family). */
+    public Shape withPodCidrs(String... cidrs) {
+      return new Shape(osImage, kubeletVersion, labels, taints, operatingSystem, List.of(cidrs));
+    }
+
+    /** The same node reporting another OS, as a Windows kubelet does. */
+    public Shape withOperatingSystem(String os) {
+      return new Shape(osImage, kubeletVersion, labels, taints, os, podCidrs);
     }
   }
 
@@ -47,7 +69,7 @@ public final class FakeNodes {
   public static Node create(KubernetesClient admin, String name, Shape shape) {
     Map<String, String> labels = new LinkedHashMap<>();
     labels.put("kubernetes.io/hostname", name);
-    labels.put("kubernetes.io/os", "linux");
+    labels.put("kubernetes.io/os", shape.operatingSystem());
     labels.put("kubernetes.io/arch", "amd64");
     labels.putAll(shape.labels());
     Map<String, Quantity> resources =
@@ -65,6 +87,8 @@ public final class FakeNodes {
             .endMetadata()
             .withNewSpec()
             .withTaints(shape.taints())
+            .withPodCIDR(shape.podCidrs().isEmpty() ? null : shape.podCidrs().get(0))
+            .withPodCIDRs(shape.podCidrs())
             .endSpec()
             .withNewStatus()
             .withCapacity(resources)
@@ -86,7 +110,7 @@ public final class FakeNodes {
             .withKubeletVersion(shape.kubeletVersion())
             .withKernelVersion("5.14.0")
             .withContainerRuntimeVersion("containerd://1.7.22")
-            .withOperatingSystem("linux")
+            .withOperatingSystem(shape.operatingSystem())
             .withArchitecture("amd64")
             .withMachineID("fake-" + name)
             .withSystemUUID("fake-" + name)

@@ -1,11 +1,9 @@
 package io.meshinjector.realplane;
 
-import static io.meshinjector.plane.ClusterHygiene.NODE_CAPABILITY;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodSpecBuilder;
@@ -17,7 +15,6 @@ import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.meshinjector.engine.capability.CapabilityKey;
-import io.meshinjector.engine.capability.NodeCapabilityStatus;
 import io.meshinjector.engine.capability.Verdict;
 import io.meshinjector.plane.Await;
 import io.meshinjector.plane.Cli;
@@ -214,7 +211,7 @@ class CheckIT {
                 .containsKey(LABEL + "iptables-nft"));
     // injected while nft still worked there; then the probe finds it does not any more
     Pod atRisk = runningInjectedPod(admin, "web-2", "broken-1");
-    report(
+    NodeCapabilities.report(
         admin,
         "broken-1",
         Instant.now(),
@@ -222,7 +219,7 @@ class CheckIT {
             CapabilityKey.IPTABLES_LEGACY, Verdict.UNAVAILABLE,
             CapabilityKey.IPTABLES_NFT, Verdict.UNAVAILABLE,
             CapabilityKey.CNI, Verdict.ABSENT));
-    report(
+    NodeCapabilities.report(
         admin,
         "rhel-2",
         Instant.now().minus(Duration.ofDays(2)),
@@ -429,14 +426,5 @@ class CheckIT {
               p.getStatus().setPhase("Running");
               return p;
             });
-  }
-
-  /** A NodeCapability as the probe writes it: the object, then its status subresource. */
-  static void report(
-      KubernetesClient admin, String node, Instant observedAt, Map<CapabilityKey, Verdict> caps) {
-    GenericKubernetesResource created = NodeCapabilities.create(admin, node);
-    created.setAdditionalProperty(
-        "status", new NodeCapabilityStatus(observedAt, caps, Map.of(), Map.of()).toMap());
-    admin.genericKubernetesResources(NODE_CAPABILITY).resource(created).updateStatus();
   }
 }

@@ -13,6 +13,7 @@ import io.meshinjector.plane.Cli;
 import io.meshinjector.plane.ClusterHygiene;
 import io.meshinjector.plane.FakeNodes;
 import io.meshinjector.plane.KubePlane;
+import io.meshinjector.plane.NodeCapabilities;
 import io.meshinjector.plane.PodBurst;
 import io.meshinjector.plane.RealPlane;
 import io.meshinjector.plane.Release;
@@ -367,7 +368,7 @@ class RevisionsIT {
   @Test
   @Order(6)
   void theProbeIsHandedToCanaryWithTwoUpgradesAndNothingIsLost() throws Exception {
-    CheckIT.report(
+    NodeCapabilities.report(
         admin,
         "rhel-1",
         java.time.Instant.now(),

@@ -36,6 +36,7 @@ class ExplainCommandTest {
               "iptablesMode",
               "proxy",
               "proxyAwait",
+              "ipv6",
               "candidateNodes",
               "candidateCount",
               "nodeConstraint",
