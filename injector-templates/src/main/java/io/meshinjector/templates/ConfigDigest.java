@@ -15,11 +15,12 @@ import java.util.TreeMap;
 
 /**
  * The digest of a release's injection config: the templates (built-in or replaced, as parsed), the
- * values they render from, the pod values' definitions and whether the mesh's annotations apply.
- * Not the injector's version (recorded apart, and a new injector with the same templates and values
- * injects the same pod) and nothing of the engine's decision (the per-node path is chosen per pod).
- * Computed once per config; every injected pod records it, so {@code check} can name the pods
- * injected with a config the release no longer has.
+ * values they render from (and those the pods of an IPv6 plan render with instead), the pod values'
+ * definitions and whether the mesh's annotations apply. Not the injector's version (recorded apart,
+ * and a new injector with the same templates and values injects the same pod) and nothing of the
+ * engine's decision (the per-node path is chosen per pod). Computed once per config; every injected
+ * pod records it, so {@code check} can name the pods injected with a config the release no longer
+ * has.
  */
 public final class ConfigDigest {
   /** The values left out: the injector's version is recorded on the pod by itself. */
@@ -36,6 +37,7 @@ public final class ConfigDigest {
   static String of(
       Templates templates,
       Map<String, JsonNode> values,
+      Map<String, JsonNode> ipv6Values,
       JsonNode podValues,
       boolean linkerdAnnotations) {
     ObjectNode doc = JsonNodeFactory.instance.objectNode();
@@ -54,6 +56,9 @@ public final class ConfigDigest {
                 v.set(k, value);
               }
             });
+    // what the pods of an IPv6 plan render with instead changes what they are injected with
+    ObjectNode v6 = doc.putObject("ipv6Values");
+    new TreeMap<>(ipv6Values).forEach(v6::set);
     doc.set("podValues", podValues == null ? JsonNodeFactory.instance.nullNode() : podValues);
     doc.put("linkerdAnnotations", linkerdAnnotations);
     StringBuilder canonical = new StringBuilder();

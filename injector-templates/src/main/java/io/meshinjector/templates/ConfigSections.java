@@ -162,8 +162,9 @@ final class ConfigSections {
   static Validator validator(ConfigSection s) {
     Validator v = new Validator(s.text("image"));
     checkUid(s, "runAsUser");
-    nonEmpty(s, "connectAddr");
-    nonEmpty(s, "listenAddr");
+    // empty: the template's default for the plan's address family
+    s.text("connectAddr");
+    s.text("listenAddr");
     for (String k : List.of("command", "timeout", "logLevel", "logFormat")) {
       nonEmpty(s, k);
     }

@@ -2,6 +2,7 @@ package io.meshinjector.templates;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.meshinjector.engine.config.MeshConfig;
 import io.meshinjector.templates.TemplateConfig.Proxy;
 import io.meshinjector.templates.TemplateConfig.ProxyInit;
@@ -15,6 +16,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,6 +48,35 @@ final class ConfigValues {
     Template.flatten("values", extra, values);
     derived(values, proxy, proxyInit, validator, version);
     return values;
+  }
+
+  /**
+   * The values a pod whose decision redirects IPv6 too renders with instead of the config's: {@code
+   * overlay} ({@code templates.ipv6Values}) laid over {@code extra} ({@code templates.values}),
+   * maps merged key by key, by dotted name; only the names whose value differs (a changed map under
+   * its own name too, for a template that takes it whole).
+   */
+  static Map<String, JsonNode> ipv6(JsonNode extra, JsonNode overlay) {
+    ObjectNode merged = ((ObjectNode) extra).deepCopy();
+    merge(merged, overlay);
+    Map<String, JsonNode> before = new LinkedHashMap<>();
+    Template.flatten("values", extra, before);
+    Map<String, JsonNode> after = new LinkedHashMap<>();
+    Template.flatten("values", merged, after);
+    after.entrySet().removeIf(e -> e.getValue().equals(before.get(e.getKey())));
+    return after;
+  }
+
+  private static void merge(ObjectNode into, JsonNode over) {
+    for (Iterator<Map.Entry<String, JsonNode>> it = over.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> e = it.next();
+      JsonNode mine = into.get(e.getKey());
+      if (mine != null && mine.isObject() && e.getValue().isObject()) {
+        merge((ObjectNode) mine, e.getValue());
+      } else {
+        into.set(e.getKey(), e.getValue().deepCopy());
+      }
+    }
   }
 
   private static void derived(

@@ -27,7 +27,9 @@ import java.util.Set;
  * Linkerd's per-workload annotations apply ({@code injection.meshAnnotations: linkerd}). {@link
  * #configDigest()}: the {@link ConfigDigest} of the templates and values, written on every injected
  * pod. {@link #revision()}: this release's revision, recorded on every injected pod ({@code
- * mesh-injector.io/revision}).
+ * mesh-injector.io/revision}). {@link #ipv6Values()}: the template values that a pod whose decision
+ * redirects IPv6 too renders with instead of the config's ({@code templates.ipv6Values} laid over
+ * {@code templates.values}), by dotted name; only those that differ.
  */
 public record TemplateConfig(
     Proxy proxy,
@@ -39,7 +41,8 @@ public record TemplateConfig(
     Map<String, PodValue> podValues,
     boolean linkerdAnnotations,
     String configDigest,
-    String revision) {
+    String revision,
+    Map<String, JsonNode> ipv6Values) {
 
   public TemplateConfig {
     Objects.requireNonNull(proxy, "proxy");
@@ -50,6 +53,7 @@ public record TemplateConfig(
     Objects.requireNonNull(configDigest, "configDigest");
     Objects.requireNonNull(revision, "revision");
     values = Map.copyOf(values);
+    ipv6Values = Map.copyOf(ipv6Values);
     podValues = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(podValues));
   }
 
@@ -168,16 +172,21 @@ public record TemplateConfig(
     Templates templates =
         TemplateSection.templates(t, config.tree().path("mesh").asText("linkerd"));
     JsonNode extra = TemplateSection.values(t);
+    JsonNode ipv6Extra = TemplateSection.ipv6Values(t, extra);
     t.done();
 
     String version = ConfigValues.bundledVersion();
     Map<String, JsonNode> values =
         ConfigValues.of(config, extra, proxy, proxyInit, validator, version);
+    Map<String, JsonNode> ipv6Values = ConfigValues.ipv6(extra, ipv6Extra);
     Map<String, PodValue> podValues = config.engine().injection().podValues();
     Set<String> render = renderValues(podValues);
-    TemplateChecks.checkNames(templates, values, render);
+    // a template may name a value that only the pods of an IPv6 plan have
+    Map<String, JsonNode> known = new java.util.HashMap<>(values);
+    known.putAll(ipv6Values);
+    TemplateChecks.checkNames(templates, known, render);
     for (Map.Entry<String, PodValue> e : podValues.entrySet()) {
-      TemplateChecks.checkDefault(e.getKey(), e.getValue(), values);
+      TemplateChecks.checkDefault(e.getKey(), e.getValue(), known);
     }
     String proxyName = TemplateChecks.proxyContainerName(config, templates, values, render);
     boolean linkerd =
@@ -193,8 +202,13 @@ public record TemplateConfig(
         podValues,
         linkerd,
         ConfigDigest.of(
-            templates, values, config.tree().path("injection").path("podValues"), linkerd),
-        io.meshinjector.engine.revisions.RevisionConfig.from(config).name());
+            templates,
+            values,
+            ipv6Values,
+            config.tree().path("injection").path("podValues"),
+            linkerd),
+        io.meshinjector.engine.revisions.RevisionConfig.from(config).name(),
+        ipv6Values);
   }
 
   /** The values each render sets from the pod and the decision. */
@@ -211,6 +225,7 @@ public record TemplateConfig(
           "decision.cni",
           "decision.nativeSidecar",
           "decision.proxyAwait",
+          "decision.ipv6",
           "proxyInit.firewallBin",
           "proxyInit.firewallSaveBin",
           "pod.containerNames",

@@ -9,11 +9,13 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Iterator;
 import java.util.Map;
 
 /**
  * The {@code templates} section: each template as the config gives it, or the mesh's built-in one,
- * and the extra values under {@code templates.values}.
+ * the extra values under {@code templates.values}, and those an IPv6 plan lays over them ({@code
+ * templates.ipv6Values}).
  */
 final class TemplateSection {
   static final String RESOURCES = "/io/meshinjector/templates/";
@@ -59,6 +61,47 @@ final class TemplateSection {
       throw new ConfigException("config key 'templates.values' must be a map");
     }
     return extra;
+  }
+
+  /**
+   * {@code templates.ipv6Values}: values laid over {@code templates.values}, map by map, for a pod
+   * whose decision redirects IPv6 too (its plan's {@code ipv6}), where the mesh's own IPv6 switch
+   * is a value rather than a template's (Istio's {@code ISTIO_DUAL_STACK} proxy metadata). A value
+   * it sets must not be set in {@code templates.values} too: the pods of an IPv4 plan would carry
+   * it, and the rendering would no longer follow the plan.
+   *
+   * @param values {@code templates.values}
+   */
+  static JsonNode ipv6Values(ConfigSection t, JsonNode values) {
+    JsonNode v6 = t.raw("ipv6Values");
+    if (v6 == null || !v6.isObject()) {
+      throw new ConfigException("config key 'templates.ipv6Values' must be a map");
+    }
+    checkNotSetTwice(v6, values, "");
+    return v6;
+  }
+
+  private static void checkNotSetTwice(JsonNode v6, JsonNode values, String path) {
+    for (Iterator<Map.Entry<String, JsonNode>> it = v6.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> e = it.next();
+      String key = path + "." + e.getKey();
+      JsonNode mine = values.get(e.getKey());
+      if (mine == null || mine.isNull()) {
+        continue;
+      }
+      if (mine.isObject() && e.getValue().isObject()) {
+        checkNotSetTwice(e.getValue(), mine, key);
+      } else {
+        throw new ConfigException(
+            "config key 'templates.values"
+                + key
+                + "' is also set by 'templates.ipv6Values"
+                + key
+                + "', which applies per pod, to those whose decision redirects IPv6 too (where a"
+                + " node's pod addresses are unknown, proxyInit.ipv6 says whether it does); remove"
+                + " it from templates.values");
+      }
+    }
   }
 
   /** The config key that gives the template, for messages. */

@@ -44,6 +44,9 @@ final class TemplateValues {
   /** The config's values, with the proxy values a pod without annotations has laid over them. */
   private final Map<String, JsonNode> global;
 
+  /** {@link #global} as the pods of a plan that redirects IPv6 too have it. */
+  private final Map<String, JsonNode> globalIpv6;
+
   TemplateValues(TemplateConfig config) {
     this.config = config;
     this.renderValues = Set.copyOf(config.renderValues());
@@ -62,11 +65,17 @@ final class TemplateValues {
     Map<String, JsonNode> g = new java.util.HashMap<>(config.values());
     g.putAll(proxyValues.defaults());
     this.global = Map.copyOf(g);
+    g.putAll(config.ipv6Values());
+    this.globalIpv6 = Map.copyOf(g);
   }
 
-  /** Whether each render sets the value, rather than the config. */
+  /**
+   * Whether each render sets the value, rather than the config; those the plan's IPv6 switch
+   * changes count as set by each render, so that a cached rendering never serves the other family.
+   */
   boolean perPod(String name) {
-    return TemplateConfig.isRenderValue(name, renderValues);
+    return TemplateConfig.isRenderValue(name, renderValues)
+        || config.ipv6Values().containsKey(name);
   }
 
   /**
@@ -89,6 +98,8 @@ final class TemplateValues {
         "decision.nativeSidecar",
         BooleanNode.valueOf(plan.proxy() == ProxyPlacement.NATIVE_SIDECAR));
     local.put("decision.proxyAwait", BooleanNode.valueOf(plan.proxyAwait()));
+    // the mesh's own IPv6 switch follows the plan (proxyInit.ipv6 is only the engine's default)
+    local.put("decision.ipv6", BooleanNode.valueOf(plan.ipv6()));
     Firewall firewall =
         plan.path().mode() == null ? null : config.proxyInit().firewall().get(plan.path().mode());
     local.put("proxyInit.firewallBin", text(firewall == null ? "" : firewall.bin()));
@@ -105,11 +116,12 @@ final class TemplateValues {
     local.put("owner.labelName", text(PodIdentity.labelValue(owner.name())));
     local.put("owner.apiVersion", text(PodIdentity.workloadApiVersion(pod, owner.kind())));
     proxyValues.put(pod, plan, decision.overrides(), config.linkerdAnnotations(), local);
+    Map<String, JsonNode> configured = plan.ipv6() ? globalIpv6 : global;
     Template.Values base =
         name -> {
           JsonNode v = local.get(name);
           if (v == null) {
-            v = global.get(name);
+            v = configured.get(name);
           }
           // a key inside an object pod value that this pod's map lacks
           return v == null && perPod(name) ? MissingNode.getInstance() : v;

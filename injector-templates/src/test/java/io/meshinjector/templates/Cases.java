@@ -135,6 +135,26 @@ final class Cases {
         c("affinity-container-nft", "affinity-pod", INIT_NFT, CONTAINER, true, NFT_AVAILABLE));
     cases.add(
         c("already-injected", "emojivoto-already-injected", INIT_NFT, NATIVE_SIDECAR, true, null));
+    // Plans that redirect IPv6 too: linkerd-init without --ipv6=false, the validator on IPv6
+    // addresses and the proxy listening on both families, as Linkerd with disableIPv6: false.
+    for (Case v4 :
+        List.of(
+            c(
+                "emojivoto-native-sidecar-init-nft-await",
+                "emojivoto-deployment",
+                INIT_NFT,
+                NATIVE_SIDECAR,
+                true,
+                null),
+            c("emojivoto-container-cni-await", "emojivoto-deployment", CNI, CONTAINER, true, null),
+            c("pod-container-legacy", "emojivoto-pod", INIT_LEGACY, CONTAINER, true, null))) {
+      Plan p = v4.plan();
+      cases.add(
+          new Case(
+              v4.name() + "-ipv6",
+              v4.fixture(),
+              new Plan(p.path(), p.proxy(), p.proxyAwait(), true, p.nodeConstraint())));
+    }
     return cases.stream();
   }
 

@@ -42,6 +42,8 @@ class ConfigDigestTest {
                 digest("proxy: {version: v2}\n"),
                 digest("proxy: {version: v1, logLevel: debug}\n"),
                 digest("proxy: {version: v1}\ntemplates: {values: {extra: one}}\n"),
+                // what the pods of an IPv6 plan render with instead
+                digest("proxy: {version: v1}\ntemplates: {ipv6Values: {extra: one}}\n"),
                 digest(
                     "proxy: {version: v1}\ntemplates:\n  volumes: |\n    volumes:\n"
                         + "      - name: linkerd-identity-end-entity\n        emptyDir: {}\n"),
@@ -49,7 +51,7 @@ class ConfigDigestTest {
                     "proxy: {version: v1}\ninjection:\n  podValues:\n    tier:\n"
                         + "      from: [label:tier]\n      default: web\n      pattern: \"[a-z]+\"\n"),
                 digest("mesh: istio\n")));
-    assertThat(digests).hasSize(7);
+    assertThat(digests).hasSize(8);
   }
 
   @Test
@@ -62,6 +64,7 @@ class ConfigDigestTest {
             ConfigDigest.of(
                 config.templates(),
                 otherVersion,
+                config.ipv6Values(),
                 mesh.tree().path("injection").path("podValues"),
                 config.linkerdAnnotations()))
         .isEqualTo(config.configDigest());

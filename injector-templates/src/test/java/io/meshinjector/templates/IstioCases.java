@@ -3,6 +3,7 @@ package io.meshinjector.templates;
 import static io.meshinjector.engine.decision.PathOption.CNI;
 import static io.meshinjector.engine.decision.PathOption.INIT_LEGACY;
 import static io.meshinjector.engine.decision.PathOption.INIT_NFT;
+import static io.meshinjector.engine.decision.PathOption.INIT_NFTABLES;
 import static io.meshinjector.engine.decision.ProxyPlacement.CONTAINER;
 import static io.meshinjector.engine.decision.ProxyPlacement.NATIVE_SIDECAR;
 
@@ -57,7 +58,14 @@ final class IstioCases {
     CNI_PATH("cni", new Plan(CNI, CONTAINER, true, false, null)),
     NATIVE("native", new Plan(INIT_NFT, NATIVE_SIDECAR, true, false, null)),
     NATIVE_CNI("native-cni", new Plan(CNI, NATIVE_SIDECAR, true, false, null)),
-    LEGACY_NO_AWAIT("legacy-no-await", new Plan(INIT_LEGACY, CONTAINER, false, false, null));
+    LEGACY_NO_AWAIT("legacy-no-await", new Plan(INIT_LEGACY, CONTAINER, false, false, null)),
+    /** Dual-stack: ISTIO_DUAL_STACK in the ProxyConfig, on istio-init and istio-proxy. */
+    NATIVE_IPV6("native-ipv6", new Plan(INIT_NFT, NATIVE_SIDECAR, true, true, null)),
+    NATIVE_CNI_IPV6("native-cni-ipv6", new Plan(CNI, NATIVE_SIDECAR, true, true, null)),
+    /** Native nftables: istio-init with --native-nftables. */
+    NFTABLES("nftables", new Plan(INIT_NFTABLES, NATIVE_SIDECAR, true, false, null)),
+    NFTABLES_CONTAINER_IPV6(
+        "nftables-container-ipv6", new Plan(INIT_NFTABLES, CONTAINER, true, true, null));
 
     final String id;
     final Plan plan;
@@ -149,8 +157,16 @@ final class IstioCases {
       }
     }
     for (String f : List.of("hello", "annotations")) {
-      out.add(new Case(f, Layout.NATIVE_CNI));
-      out.add(new Case(f, Layout.LEGACY_NO_AWAIT));
+      for (Layout l :
+          List.of(
+              Layout.NATIVE_CNI,
+              Layout.LEGACY_NO_AWAIT,
+              Layout.NATIVE_IPV6,
+              Layout.NATIVE_CNI_IPV6,
+              Layout.NFTABLES,
+              Layout.NFTABLES_CONTAINER_IPV6)) {
+        out.add(new Case(f, l));
+      }
     }
     return out.stream();
   }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.meshinjector.engine.decision.PathOption;
+import io.meshinjector.engine.decision.Plan;
 import io.meshinjector.engine.decision.ProxyPlacement;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -28,18 +29,28 @@ class LinkerdCompatibilityTest {
     "classic-init, INIT_NFT, CONTAINER, true",
   })
   void matchesLinkerdGolden(String golden, String path, ProxyPlacement proxy, boolean await) {
-    JsonNode expected =
-        normalise(
-            Fixtures.loadTrees("linkerd-golden/" + golden + ".golden.yaml")
-                .get(0)
-                .at("/spec/template"));
+    assertMatches(
+        golden(golden), Fixtures.injector(), new Plan(pathOf(path), proxy, await, false, null));
+  }
+
+  /** The pod template of Linkerd's golden for the emojivoto deployment. */
+  static JsonNode golden(String golden) {
+    return normalise(
+        Fixtures.loadTrees("linkerd-golden/" + golden + ".golden.yaml")
+            .get(0)
+            .at("/spec/template"));
+  }
+
+  /**
+   * The emojivoto deployment injected with {@code plan} against {@code expected}, a pod template of
+   * Linkerd's (its golden, or its golden as Linkerd renders it with another value): feature by
+   * feature, then whole, apart from the named differences.
+   */
+  static void assertMatches(JsonNode expected, PodInjector injector, Plan plan) {
     JsonNode input = Fixtures.loadTrees("fixtures/emojivoto-deployment.yaml").get(0);
     JsonNode out =
         Injected.document(
-            input,
-            Cases.NO_NAMESPACE,
-            Fixtures.injector(),
-            (w, pod) -> Fixtures.inject(w, pathOf(path), proxy, await));
+            input, Cases.NO_NAMESPACE, injector, (w, pod) -> Fixtures.inject(w, plan));
     JsonNode actual = normalise(out.at("/spec/template"));
     // The one deliberate difference: our proxy drops every capability, so that a CNI-path pod
     // meets Pod Security `restricted`; Linkerd's control plane does not read it.
@@ -113,7 +124,7 @@ class LinkerdCompatibilityTest {
   }
 
   // YAML reads 65534 as an int and fabric8 writes its Long fields as longs; compare JSON values.
-  private static JsonNode normalise(JsonNode n) {
+  static JsonNode normalise(JsonNode n) {
     try {
       return Fixtures.JSON.readTree(n.toString());
     } catch (java.io.IOException e) {
@@ -135,7 +146,7 @@ class LinkerdCompatibilityTest {
     throw new AssertionError("no linkerd-proxy");
   }
 
-  private static PathOption pathOf(String s) {
+  static PathOption pathOf(String s) {
     return switch (s) {
       case "CNI" -> PathOption.CNI;
       case "INIT_NFT" -> PathOption.INIT_NFT;
