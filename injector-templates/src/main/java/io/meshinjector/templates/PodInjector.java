@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.meshinjector.engine.decision.Annotations;
 import io.meshinjector.engine.decision.Decision;
+import io.meshinjector.engine.decision.IptablesMode;
 import io.meshinjector.engine.decision.Plan;
 import io.meshinjector.engine.decision.ProxyPlacement;
 import io.meshinjector.engine.decision.Redirect;
@@ -52,11 +53,21 @@ public final class PodInjector {
   private final TemplateValues templateValues;
   private final RenderCache renderings;
 
+  /**
+   * Whether the redirect template runs the iptables binaries of the plan's mode ({@code
+   * proxyInit.firewallBin}), as Linkerd's proxy-init does; Istio's istio-iptables picks its own.
+   */
+  private final boolean initRunsIptables;
+
   public PodInjector(TemplateConfig config) {
     this.config = Objects.requireNonNull(config, "config");
     this.proxyName = config.proxyContainerName();
     this.templateValues = new TemplateValues(config);
     this.renderings = new RenderCache(templateValues::perPod);
+    Set<String> initNames = config.templates().proxyInit().names();
+    this.initRunsIptables =
+        initNames.contains("proxyInit.firewallBin")
+            || initNames.contains("proxyInit.firewallSaveBin");
   }
 
   /** Whether the pod already has the proxy, as a container or an init container. */
@@ -79,13 +90,16 @@ public final class PodInjector {
    *
    * @param pod {@code received} bound to a Pod (with {@code metadata.namespace} set where the
    *     request gave it), holding no null list element
-   * @throws TemplateException when a replaced template produces something that is no container
+   * @throws TemplateException when a replaced template produces something that is no container, or
+   *     the plan's iptables mode is one the redirect template cannot run (native nftables for
+   *     Linkerd's proxy-init, which the engine never chooses)
    */
   public PatchResult patch(JsonNode received, Pod pod, Decision decision) {
     if (!decision.inject() || alreadyInjected(pod)) {
       return PatchResult.empty();
     }
     Plan plan = decision.plan().orElseThrow();
+    checkRunnable(plan);
     Pod view =
         pod.getMetadata() != null && pod.getSpec() != null
             ? pod
@@ -181,6 +195,38 @@ public final class PodInjector {
     }
     patch.insert("volumes", -1, newVolumes);
     return new PatchResult(patch.ops());
+  }
+
+  /**
+   * A redirect template that runs the mode's iptables binaries cannot render a mode that has none
+   * ({@code proxyInit.firewall} lists no binaries for {@code nftables}, which programs nftables
+   * itself): it would run a pod whose init container calls an empty binary path and crash-loops.
+   * Fail the admission naming the problem instead; the engine does not choose such a plan.
+   */
+  private void checkRunnable(Plan plan) {
+    IptablesMode mode = plan.path().mode();
+    if (plan.path().redirect() != Redirect.INIT
+        || !initRunsIptables
+        || config.proxyInit().firewall().containsKey(mode)) {
+      return;
+    }
+    Template init = config.templates().proxyInit();
+    throw new TemplateException(
+        "cannot inject with "
+            + plan.path()
+            + ": config key '"
+            + TemplateSection.key(init)
+            + "'"
+            + (init.name().endsWith(TemplateSection.BUILT_IN) ? TemplateSection.BUILT_IN : "")
+            + " runs the iptables binaries of the chosen mode (proxyInit.firewallBin), and mode "
+            + mode.id()
+            + " has none (proxyInit.firewall lists "
+            + new java.util.TreeSet<>(
+                config.proxyInit().firewall().keySet().stream().map(IptablesMode::id).toList())
+            + "): this proxy-init has no native nftables mode (Linkerd's has none), so the"
+            + " engine must not choose "
+            + plan.path()
+            + " for this flavour");
   }
 
   /**

@@ -56,6 +56,58 @@ class PodInjectorTest {
     assertThat(names(out.getSpec().getContainers())).containsExactly("hello");
   }
 
+  /**
+   * Linkerd's proxy-init has no native nftables mode; the engine never chooses init/nftables for
+   * the flavour, and should it, the admission fails naming why rather than admitting a pod whose
+   * linkerd-init runs an empty iptables path and crash-loops. Istio's istio-iptables has the mode.
+   */
+  @ParameterizedTest
+  @MethodSource("layouts")
+  void linkerdRefusesToRenderNativeNftables(ProxyPlacement proxy, boolean ipv6) {
+    Decision nftables =
+        Fixtures.inject(
+            "/Deployment/hello",
+            new io.meshinjector.engine.decision.Plan(
+                PathOption.INIT_NFTABLES, proxy, true, ipv6, null));
+    Pod pod = pod("multi-init-native-nft");
+    assertThatThrownBy(() -> Fixtures.patch(INJECTOR, pod, nftables))
+        .isInstanceOf(TemplateException.class)
+        .hasMessageContaining("cannot inject with init/nftables")
+        .hasMessageContaining("'templates.proxyInit' (built-in)")
+        .hasMessageContaining("mode nftables has none")
+        .hasMessageContaining("[legacy, nft, plain]")
+        .hasMessageContaining("no native nftables mode");
+    Container istioInit =
+        Injected.pod(IstioCases.injector(), pod, nftables).getSpec().getInitContainers().stream()
+            .filter(c -> c.getName().equals("istio-init"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(istioInit.getArgs()).contains("--native-nftables");
+  }
+
+  static Stream<Arguments> layouts() {
+    return Stream.of(
+        Arguments.of(NATIVE_SIDECAR, false),
+        Arguments.of(CONTAINER, false),
+        Arguments.of(NATIVE_SIDECAR, true));
+  }
+
+  /** Every other mode has its binaries, so Linkerd renders each (the goldens hold the output). */
+  @Test
+  void linkerdRendersEveryIptablesMode() {
+    for (PathOption path :
+        List.of(PathOption.INIT_NFT, PathOption.INIT_LEGACY, PathOption.INIT_PLAIN)) {
+      Pod out =
+          Injected.pod(
+              INJECTOR,
+              pod("multi-init-native-nft"),
+              Fixtures.inject("/Deployment/hello", path, NATIVE_SIDECAR, true));
+      assertThat(out.getSpec().getInitContainers().get(0).getArgs())
+          .as(path.toString())
+          .contains("--firewall-bin-path");
+    }
+  }
+
   @Test
   void regularLayoutPutsProxyFirstAndRedirectAfterAppInitContainers() {
     Pod out =
