@@ -15,6 +15,10 @@ import java.util.Set;
  */
 public record HostIptables(String backend, String link, Set<String> present, String problem) {
 
+  /**
+   * The host binaries looked for. The IPv6 twins and nft are reported in the {@code hostBinaries}
+   * fact only: a pod's init container brings its own, so they decide no verdict of the probe.
+   */
   public static final List<String> BINARIES =
       List.of(
           "iptables",
@@ -22,7 +26,14 @@ public record HostIptables(String backend, String link, Set<String> present, Str
           "iptables-nft",
           "iptables-nft-save",
           "iptables-legacy",
-          "iptables-legacy-save");
+          "iptables-legacy-save",
+          "ip6tables",
+          "ip6tables-save",
+          "ip6tables-nft",
+          "ip6tables-nft-save",
+          "ip6tables-legacy",
+          "ip6tables-legacy-save",
+          "nft");
 
   public static final List<String> DIRS = List.of("/usr/sbin", "/sbin");
 

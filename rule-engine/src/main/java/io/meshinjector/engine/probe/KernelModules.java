@@ -23,6 +23,12 @@ public record KernelModules(
   public static final String IP_TABLES = "ip_tables";
   public static final String IPTABLE_NAT = "iptable_nat";
   public static final String NF_TABLES = "nf_tables";
+  public static final String IP6_TABLES = "ip6_tables";
+  public static final String IP6TABLE_NAT = "ip6table_nat";
+  public static final String NFT_CHAIN_NAT = "nft_chain_nat";
+  public static final String NFT_COMPAT = "nft_compat";
+  public static final String NFT_REDIR = "nft_redir";
+  public static final String XT_REDIRECT = "xt_REDIRECT";
 
   /** The modules worth naming in facts; the full loaded list runs to hundreds of entries. */
   public static final List<String> RELEVANT =
@@ -32,14 +38,18 @@ public record KernelModules(
           "iptable_filter",
           IPTABLE_NAT,
           "iptable_mangle",
-          "ip6_tables",
-          "ip6table_nat",
+          IP6_TABLES,
+          IP6TABLE_NAT,
           NF_TABLES,
-          "nft_chain_nat",
+          NFT_CHAIN_NAT,
           "nft_chain_nat_ipv4",
-          "nft_compat",
+          "nft_chain_nat_ipv6",
+          NFT_COMPAT,
+          NFT_REDIR,
           "nf_nat",
+          "nf_nat_ipv6",
           "nf_conntrack",
+          "nf_defrag_ipv6",
           "xt_nat",
           "xt_REDIRECT",
           "xt_owner",
@@ -102,9 +112,14 @@ public record KernelModules(
           Map.entry("CONFIG_IP6_NF_NAT", "ip6table_nat"),
           Map.entry("CONFIG_NF_TABLES", NF_TABLES),
           Map.entry("CONFIG_NFT_NAT", "nft_chain_nat"),
+          Map.entry("CONFIG_NFT_CHAIN_NAT_IPV4", "nft_chain_nat_ipv4"),
+          Map.entry("CONFIG_NFT_CHAIN_NAT_IPV6", "nft_chain_nat_ipv6"),
           Map.entry("CONFIG_NFT_COMPAT", "nft_compat"),
+          Map.entry("CONFIG_NFT_REDIR", "nft_redir"),
           Map.entry("CONFIG_NF_NAT", "nf_nat"),
+          Map.entry("CONFIG_NF_NAT_IPV6", "nf_nat_ipv6"),
           Map.entry("CONFIG_NF_CONNTRACK", "nf_conntrack"),
+          Map.entry("CONFIG_NF_DEFRAG_IPV6", "nf_defrag_ipv6"),
           Map.entry("CONFIG_NETFILTER_XT_NAT", "xt_nat"),
           Map.entry("CONFIG_NETFILTER_XT_TARGET_REDIRECT", "xt_REDIRECT"),
           Map.entry("CONFIG_NETFILTER_XT_MATCH_OWNER", "xt_owner"),

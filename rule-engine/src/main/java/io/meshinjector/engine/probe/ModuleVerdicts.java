@@ -7,9 +7,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
-/** The {@code iptables-legacy} and {@code iptables-nft} verdicts from the kernel's modules. */
+/**
+ * The verdicts of the redirect backends from the kernel's modules: {@code iptables-legacy} and
+ * {@code iptables-nft}, their IPv6 twins {@code ip6tables-legacy} and {@code ip6tables-nft}, and
+ * {@code nftables} (nft itself, an {@code inet} nat table).
+ */
 public final class ModuleVerdicts {
   private ModuleVerdicts() {}
 
@@ -143,5 +149,119 @@ public final class ModuleVerdicts {
     return new ProbeFinding(
         Verdict.UNAVAILABLE,
         "nf_tables is neither loaded, built in, nor in the module tree of kernel " + kernel);
+  }
+
+  /**
+   * ip6tables-legacy's nat table with a REDIRECT rule: {@code ip6_tables} must be loaded or built
+   * in, since only the binary itself would modprobe it and a pod's init container cannot; the nat
+   * table ({@code ip6table_nat}) and the REDIRECT target ({@code xt_REDIRECT}, which serves both
+   * families) the kernel loads itself on first use, once ip6_tables is there.
+   */
+  public static ProbeFinding ip6Legacy(KernelModules m, String kernel) {
+    return ModuleNeeds.decide(
+        m,
+        kernel,
+        "ip6tables-legacy",
+        "ip6tables",
+        List.of(
+            ModuleNeeds.Need.mustBeLoaded(KernelModules.IP6_TABLES),
+            ModuleNeeds.Need.autoloaded(KernelModules.IP6TABLE_NAT),
+            ModuleNeeds.Need.autoloaded(KernelModules.XT_REDIRECT)));
+  }
+
+  /**
+   * ip6tables-nft's nat table with a REDIRECT rule: nf_tables, the IPv6 nat chain type ({@code
+   * nft_chain_nat}, {@code nft_chain_nat_ipv6} before kernel 5.1), and the REDIRECT target run
+   * through {@code nft_compat} ({@code xt_REDIRECT}): all loaded by the kernel on first use.
+   */
+  public static ProbeFinding ip6Nft(KernelModules m, String kernel) {
+    return ModuleNeeds.decide(
+        m,
+        kernel,
+        "ip6tables-nft",
+        "ip6tables",
+        List.of(
+            ModuleNeeds.Need.autoloaded(KernelModules.NF_TABLES),
+            ModuleNeeds.Need.autoloaded(KernelModules.NFT_CHAIN_NAT, "nft_chain_nat_ipv6"),
+            ModuleNeeds.Need.autoloaded(KernelModules.NFT_COMPAT),
+            ModuleNeeds.Need.autoloaded(KernelModules.XT_REDIRECT)));
+  }
+
+  /** A kernel's version, the front of its release ({@code 5.15} of {@code 5.15.0-91-generic}). */
+  record KernelVersion(int major, int minor) {
+    private static final Pattern FRONT = Pattern.compile("^(\\d{1,4})\\.(\\d{1,4})");
+
+    boolean before(KernelVersion other) {
+      return major != other.major ? major < other.major : minor < other.minor;
+    }
+
+    /** The version a release starts with, or null when it starts with none. */
+    static KernelVersion of(String release) {
+      if (release == null) {
+        return null;
+      }
+      Matcher v = FRONT.matcher(release);
+      return v.find()
+          ? new KernelVersion(Integer.parseInt(v.group(1)), Integer.parseInt(v.group(2)))
+          : null;
+    }
+  }
+
+  /** The kernel that brought nat to {@code inet} tables (nft_chain_nat, nft_redir). */
+  static final KernelVersion INET_NAT_SINCE = new KernelVersion(5, 2);
+
+  /**
+   * nft's own redirect in an {@code inet} nat table: nf_tables, {@code nft_chain_nat} and {@code
+   * nft_redir}, loaded by the kernel on first use. Nat in inet tables arrived in kernel 5.2: an
+   * older release has it only if its vendor backported it, which its files do not show, so it is
+   * unknown there (the active check tells). The per-family {@code nft_chain_nat_ipv4}/{@code _ipv6}
+   * of kernels before 5.1 have no inet nat at all.
+   */
+  public static ProbeFinding nftables(KernelModules m, String kernel) {
+    ProbeFinding modules =
+        ModuleNeeds.decide(
+            m,
+            kernel,
+            "nft",
+            "nft",
+            List.of(
+                ModuleNeeds.Need.autoloaded(KernelModules.NF_TABLES),
+                ModuleNeeds.Need.autoloaded(KernelModules.NFT_CHAIN_NAT),
+                ModuleNeeds.Need.autoloaded(KernelModules.NFT_REDIR)));
+    if (modules.verdict() == Verdict.UNAVAILABLE) {
+      boolean split =
+          m.isLoaded("nft_chain_nat_ipv6")
+              || m.isBuiltin("nft_chain_nat_ipv6")
+              || m.inTree("nft_chain_nat_ipv6");
+      return split
+          ? new ProbeFinding(
+              Verdict.UNAVAILABLE,
+              modules.reason()
+                  + "; its nft_chain_nat_ipv6 is the per-family nat chain of kernels before 5.1,"
+                  + " which have no nat in inet tables")
+          : modules;
+    }
+    if (modules.verdict() != Verdict.AVAILABLE) {
+      return modules;
+    }
+    KernelVersion version = KernelVersion.of(kernel);
+    if (version == null) {
+      return ProbeFinding.unknown(
+          modules.reason()
+              + "; but "
+              + (kernel == null
+                  ? "the kernel release is unknown, so it"
+                  : "kernel release " + kernel)
+              + " does not say whether it has nat in inet tables (kernel 5.2 and later)");
+    }
+    if (version.before(INET_NAT_SINCE)) {
+      return ProbeFinding.unknown(
+          modules.reason()
+              + "; but kernel "
+              + kernel
+              + " is older than 5.2, which brought nat to inet tables: only a vendor backport"
+              + " would have it, and the files do not show one (the active check tells)");
+    }
+    return modules;
   }
 }

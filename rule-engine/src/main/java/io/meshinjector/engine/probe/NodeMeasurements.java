@@ -13,7 +13,8 @@ import java.util.Map;
  * @param iptables the host's iptables, or null with {@code iptablesProblem} (a fault in the probe)
  * @param cni what the probe found about the mesh CNI
  * @param selinux the SELinux fact, e.g. {@code enforcing}
- * @param active the active check's result per iptables key; empty when the check is off
+ * @param active the active check's result per backend key ({@link ActiveCheck.Backend}); empty when
+ *     the check is off
  */
 public record NodeMeasurements(
     String osRelease,

@@ -15,9 +15,11 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Turns one node's measurements into {@code iptables-legacy}, {@code iptables-nft} and {@code cni}
- * verdicts, each with the facts and the reason behind it. {@code native-sidecar} is left out: it is
- * a kubelet property the webhook reads from the Node object.
+ * Turns one node's measurements into {@code iptables-legacy}, {@code iptables-nft}, {@code
+ * ip6tables-legacy}, {@code ip6tables-nft}, {@code nftables} and {@code cni} verdicts, each with
+ * the facts and the reason behind it. {@code native-sidecar}, {@code ipv6-pods} and {@code os} are
+ * left out: the webhook reads them from the Node object (the kubelet's version, the pod CIDRs, the
+ * OS label).
  *
  * <p>Never throws on what a node holds: whatever was not measured becomes {@code unknown} with the
  * reason, so one broken file on one node never stops the DaemonSet from reporting the rest.
@@ -35,19 +37,26 @@ public final class ProbeVerdicts {
     facts.put(ProbeFacts.KERNEL, m.kernel() != null ? m.kernel() : unknown(m.kernelProblem()));
     iptablesFacts(m, facts);
 
-    ProbeFinding legacy;
-    ProbeFinding nft;
+    Map<CapabilityKey, ProbeFinding> files = new EnumMap<>(CapabilityKey.class);
     if (m.modules() != null) {
-      ModuleVerdicts.facts(m.modules(), facts);
-      legacy = ModuleVerdicts.legacy(m.modules(), m.kernel());
-      nft = ModuleVerdicts.nft(m.modules(), m.kernel());
+      KernelModules k = m.modules();
+      ModuleVerdicts.facts(k, facts);
+      files.put(CapabilityKey.IPTABLES_LEGACY, ModuleVerdicts.legacy(k, m.kernel()));
+      files.put(CapabilityKey.IPTABLES_NFT, ModuleVerdicts.nft(k, m.kernel()));
+      files.put(CapabilityKey.IP6TABLES_LEGACY, ModuleVerdicts.ip6Legacy(k, m.kernel()));
+      files.put(CapabilityKey.IP6TABLES_NFT, ModuleVerdicts.ip6Nft(k, m.kernel()));
+      files.put(CapabilityKey.NFTABLES, ModuleVerdicts.nftables(k, m.kernel()));
     } else {
-      legacy = ProbeFinding.unknown(m.modulesProblem());
-      nft = legacy;
+      for (ActiveCheck.Backend b : ActiveCheck.Backend.values()) {
+        files.put(b.key(), ProbeFinding.unknown(m.modulesProblem()));
+      }
     }
     Map<CapabilityKey, ProbeSource> sources = new EnumMap<>(CapabilityKey.class);
-    recordIptables(CapabilityKey.IPTABLES_LEGACY, legacy, m, caps, facts, sources, findings);
-    recordIptables(CapabilityKey.IPTABLES_NFT, nft, m, caps, facts, sources, findings);
+    // every key a backend is tried for, in the order the check tries them; ipv6-pods and os are
+    // the Node's to say, never the probe's
+    for (ActiveCheck.Backend b : ActiveCheck.Backend.values()) {
+      recordBackend(b.key(), files.get(b.key()), m, caps, facts, sources, findings);
+    }
 
     ProbeFinding cni =
         m.cni() != null
@@ -104,7 +113,7 @@ public final class ProbeVerdicts {
             : unknown(iptables.problem()));
   }
 
-  private static void recordIptables(
+  private static void recordBackend(
       CapabilityKey key,
       ProbeFinding files,
       NodeMeasurements m,

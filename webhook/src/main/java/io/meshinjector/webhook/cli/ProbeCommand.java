@@ -35,8 +35,8 @@ import picocli.CommandLine.Spec;
  * {@code probe --node NAME [--host-root DIR] [--dry-run] [-o yaml|json] [--interval DURATION]
  * [--active-check [--iptables-dir DIR]] [--repair off|report|repair ...] [--metrics-port N]}:
  * measures this node from its mounted file system (and, with {@code --active-check}, by trying its
- * iptables backends) and writes the node's {@code NodeCapability}; with {@code --repair}, it also
- * runs this node's {@link PodRepair}.
+ * redirect backends: iptables, ip6tables, nft) and writes the node's {@code NodeCapability}; with
+ * {@code --repair}, it also runs this node's {@link PodRepair}.
  *
  * <p>Plain picocli without Spring, so the DaemonSet pod on every node starts fast and small.
  */
@@ -44,8 +44,8 @@ import picocli.CommandLine.Spec;
     name = "probe",
     mixinStandardHelpOptions = true,
     description = {
-      "Measure this node's iptables backends, kernel modules and mesh CNI, and report them as"
-          + " its NodeCapability.",
+      "Measure this node's redirect backends (iptables, ip6tables, nft), kernel modules and mesh"
+          + " CNI, and report them as its NodeCapability.",
       "Without --dry-run it server-side-applies the status every --interval (0: once).",
       "With --repair report|repair it also watches this node's pods and replaces (or reports)"
           + " injected pods whose redirect step failed."
@@ -94,17 +94,17 @@ public final class ProbeCommand implements Callable<Integer> {
   @Option(
       names = "--active-check",
       description =
-          "Also try iptables-legacy and iptables-nft in a new network namespace (needs"
-              + " CAP_SYS_ADMIN, NET_ADMIN and NET_RAW); the verdict then rests on what the node"
-              + " did, the files explain it.")
+          "Also try iptables-legacy, iptables-nft, ip6tables-legacy, ip6tables-nft and nft (an"
+              + " inet nat table) in new network namespaces (needs CAP_SYS_ADMIN, NET_ADMIN and"
+              + " NET_RAW); the verdicts then rest on what the node did, the files explain them.")
   boolean activeCheck;
 
   @Option(
       names = "--iptables-dir",
       defaultValue = "/usr/sbin",
       description =
-          "Where the probe's own iptables-legacy and iptables-nft (and their -save) are, for"
-              + " --active-check (default: ${DEFAULT-VALUE}).")
+          "Where the probe's own iptables-legacy, iptables-nft, their ip6tables twins (and"
+              + " their -save) and nft are, for --active-check (default: ${DEFAULT-VALUE}).")
   Path iptablesDir;
 
   @Option(

@@ -17,27 +17,27 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * Runs the active check ({@link ActiveCheck#SCRIPT}) for iptables-legacy and iptables-nft: each in
- * its own new network namespace, made by {@code unshare --net}, so the rules it creates vanish with
- * the namespace and the host's own rules are never read or written. The binaries are the probe
- * image's own, from the same Debian packages the mesh's init container image carries.
+ * Runs the active check for every redirect backend ({@link ActiveCheck.Backend}): iptables-legacy
+ * and iptables-nft ({@link ActiveCheck#SCRIPT}), their IPv6 twins ip6tables-legacy and
+ * ip6tables-nft (the same script), and nft with an {@code inet} nat table ({@link
+ * ActiveCheck#NFT_SCRIPT}). Each runs in its own new network namespace, made by {@code unshare
+ * --net}, so the rules it creates vanish with the namespace and the host's own rules are never read
+ * or written. The binaries are the probe image's own, from the same Debian packages ({@code
+ * iptables}, {@code nftables}) the mesh's init container images carry.
  *
  * <p>Never throws: a check that cannot run is {@link ActiveCheck.NotRun} with the reason, and the
  * node's files decide alone.
  */
 public final class ActiveIptablesCheck {
-  /** Where Debian's iptables package puts its binaries, in the image and on hosts. */
+  /**
+   * Where Debian's iptables and nftables packages put their binaries, in the image and on hosts.
+   */
   public static final Path DEFAULT_BIN_DIR = Path.of("/usr/sbin");
 
   public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(20);
 
   /** A new network namespace with only loopback in it; the script runs as its child. */
   static final List<String> UNSHARE_NET = List.of("unshare", "--net", "--");
-
-  private static final Map<CapabilityKey, String> BINARIES =
-      Map.of(
-          CapabilityKey.IPTABLES_LEGACY, "iptables-legacy",
-          CapabilityKey.IPTABLES_NFT, "iptables-nft");
 
   private final List<String> isolate;
   private final Path binDir;
@@ -59,42 +59,43 @@ public final class ActiveIptablesCheck {
     }
   }
 
-  /** Both backends, legacy first. */
+  /** Every backend, one after the other, in {@link ActiveCheck.Backend}'s order. */
   public Map<CapabilityKey, ActiveCheck.Result> run() {
     Map<CapabilityKey, ActiveCheck.Result> out = new EnumMap<>(CapabilityKey.class);
-    for (CapabilityKey key : List.of(CapabilityKey.IPTABLES_LEGACY, CapabilityKey.IPTABLES_NFT)) {
-      out.put(key, run(BINARIES.get(key)));
+    for (ActiveCheck.Backend backend : ActiveCheck.Backend.values()) {
+      out.put(backend.key(), run(backend));
     }
     return out;
   }
 
-  ActiveCheck.Result run(String binary) {
-    Path iptables = binDir.resolve(binary);
-    Path save = binDir.resolve(binary + "-save");
-    for (Path p : List.of(iptables, save)) {
+  ActiveCheck.Result run(ActiveCheck.Backend backend) {
+    List<String> binaries = new ArrayList<>();
+    for (String name : backend.binaries()) {
+      Path p = binDir.resolve(name);
       if (!Files.isExecutable(p)) {
         return new ActiveCheck.NotRun(p + " is not in the probe's image");
       }
+      binaries.add(p.toString());
     }
     Path work = null;
     try {
       work = Files.createTempDirectory("mesh-injector-active-");
-      return run(binary, iptables, save, work);
+      return run(backend, binaries, work);
     } catch (IOException e) {
-      return new ActiveCheck.NotRun("could not run " + binary + ": " + e.getMessage());
+      return new ActiveCheck.NotRun("could not run " + backend.binary() + ": " + e.getMessage());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return new ActiveCheck.NotRun("interrupted while running " + binary);
+      return new ActiveCheck.NotRun("interrupted while running " + backend.binary());
     } finally {
       deleteQuietly(work);
     }
   }
 
-  private ActiveCheck.Result run(String binary, Path iptables, Path save, Path work)
+  private ActiveCheck.Result run(ActiveCheck.Backend backend, List<String> binaries, Path work)
       throws IOException, InterruptedException {
     List<String> command = new ArrayList<>(isolate);
-    command.addAll(
-        List.of("/bin/sh", "-c", ActiveCheck.SCRIPT, "sh", iptables.toString(), save.toString()));
+    command.addAll(List.of("/bin/sh", "-c", backend.script(), "sh"));
+    command.addAll(binaries);
     Path out = work.resolve("stdout");
     Path err = work.resolve("stderr");
     ProcessBuilder pb =
@@ -103,7 +104,7 @@ public final class ActiveIptablesCheck {
             .redirectOutput(out.toFile())
             .redirectError(err.toFile());
     // only what iptables reads: its lock file in the probe's writable /tmp (the root file system
-    // is read-only), and a PATH for unshare and sh
+    // is read-only), and a PATH for unshare and sh; nft needs neither
     Map<String, String> env = pb.environment();
     env.clear();
     env.put("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
@@ -120,9 +121,10 @@ public final class ActiveIptablesCheck {
       p.descendants().forEach(ProcessHandle::destroyForcibly);
       p.destroyForcibly();
       p.waitFor(5, TimeUnit.SECONDS);
-      return new ActiveCheck.NotRun(binary + " did not finish within " + timeout.toSeconds() + "s");
+      return new ActiveCheck.NotRun(
+          backend.binary() + " did not finish within " + timeout.toSeconds() + "s");
     }
-    return ActiveCheck.read(binary, p.exitValue(), read(out), read(err));
+    return backend.read(p.exitValue(), read(out), read(err));
   }
 
   private static String read(Path file) throws IOException {

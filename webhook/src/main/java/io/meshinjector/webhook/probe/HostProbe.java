@@ -17,6 +17,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -53,7 +54,7 @@ public final class HostProbe {
   private final ActiveIptablesCheck active;
 
   /**
-   * @param active the active iptables check, or null to read the node's files only
+   * @param active the active check of the redirect backends, or null to read the node's files only
    * @param kernelRoot where to read {@code /proc} files the host root lacks (the probe's own root,
    *     {@link #OWN_ROOT}, in the DaemonSet), or null to read the host root only
    */
@@ -145,7 +146,11 @@ public final class HostProbe {
         tried = active.run();
       } catch (RuntimeException e) {
         ActiveCheck.Result failed = new ActiveCheck.NotRun(ProbeFacts.internal(e));
-        tried = Map.of(CapabilityKey.IPTABLES_LEGACY, failed, CapabilityKey.IPTABLES_NFT, failed);
+        Map<CapabilityKey, ActiveCheck.Result> each = new EnumMap<>(CapabilityKey.class);
+        for (ActiveCheck.Backend b : ActiveCheck.Backend.values()) {
+          each.put(b.key(), failed);
+        }
+        tried = each;
       }
     }
     return new NodeMeasurements(

@@ -164,7 +164,13 @@ class ProbeCommandTest {
         (Map<String, Object>) stored.getAdditionalProperties().get("status");
     assertThat(status.get("capabilities"))
         .isEqualTo(
-            Map.of("iptables-legacy", "unavailable", "iptables-nft", "available", "cni", "absent"));
+            Map.of(
+                "iptables-legacy", "unavailable",
+                "iptables-nft", "available",
+                "cni", "absent",
+                "ip6tables-legacy", "unavailable",
+                "ip6tables-nft", "unavailable",
+                "nftables", "unavailable"));
     @SuppressWarnings("unchecked")
     Map<String, String> facts = (Map<String, String>) status.get("facts");
     assertThat(facts)

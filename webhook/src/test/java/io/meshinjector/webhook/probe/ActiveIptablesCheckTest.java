@@ -1,8 +1,11 @@
 package io.meshinjector.webhook.probe;
 
 import static io.meshinjector.engine.capability.CapabilityKey.CNI;
+import static io.meshinjector.engine.capability.CapabilityKey.IP6TABLES_LEGACY;
+import static io.meshinjector.engine.capability.CapabilityKey.IP6TABLES_NFT;
 import static io.meshinjector.engine.capability.CapabilityKey.IPTABLES_LEGACY;
 import static io.meshinjector.engine.capability.CapabilityKey.IPTABLES_NFT;
+import static io.meshinjector.engine.capability.CapabilityKey.NFTABLES;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.meshinjector.engine.capability.ProbeSource;
@@ -95,6 +98,96 @@ class ActiveIptablesCheckTest {
             + " on Wed Nov 25 10:00:00 2026'\necho '*nat'\ncat '"
             + state
             + "'\necho COMMIT\n");
+  }
+
+  /**
+   * A fake nft that keeps what it is told and lists it back as nft 1.0.6 does, or, with {@code
+   * failAt} (e.g. {@code chain}), fails that step with nft's own error.
+   */
+  void nft(String failAt, String error) throws IOException {
+    Path state = tmp.resolve("nft.rules");
+    script(
+        bin.resolve("nft"),
+        "case \"$1 $2\" in\n"
+            + "  \"add "
+            + failAt
+            + "\") printf '%s\\n' '"
+            + error
+            + "' >&2; exit 1;;\n"
+            + "  'add rule') shift 5; echo \"$*\" >> '"
+            + state
+            + "';;\n"
+            + "  'list table') printf 'table inet mesh_injector_probe {\\n\\tchain MESH_INJECTOR_PROBE"
+            + " {\\n\\t\\ttype nat hook output priority -100; policy accept;\\n';"
+            + " sed 's/^/\\t\\t/' '"
+            + state
+            + "'; printf '\\t}\\n}\\n';;\n"
+            + "  '--version ') echo 'nftables v1.0.6 (Lester Gooch #5)';;\n"
+            + "esac\n");
+    Files.writeString(state, "");
+  }
+
+  @Test
+  void ipv6AndNftAreTriedEachInItsOwnNamespaceAndDecideTheirVerdicts() throws Exception {
+    failing(
+        "ip6tables-legacy",
+        "ip6tables v1.8.4 (legacy): can't initialize ip6tables table `nat': Table does not exist"
+            + " (do you need to insmod?)\nPerhaps ip6tables or your kernel needs to be upgraded.");
+    working("ip6tables-nft", "v1.8.4 (nf_tables)");
+    nft("-", "");
+
+    ProbeReport report = probe(rhel8(), check(Duration.ofSeconds(20)));
+
+    var status = report.status();
+    assertThat(status.capabilities())
+        .containsEntry(IP6TABLES_LEGACY, Verdict.UNAVAILABLE)
+        .containsEntry(IP6TABLES_NFT, Verdict.AVAILABLE)
+        .containsEntry(NFTABLES, Verdict.AVAILABLE);
+    assertThat(status.sources())
+        .containsEntry(IP6TABLES_LEGACY, ProbeSource.ACTIVE)
+        .containsEntry(IP6TABLES_NFT, ProbeSource.ACTIVE)
+        .containsEntry(NFTABLES, ProbeSource.ACTIVE)
+        // the IPv4 binaries are not in this image: the files decide those, and say why
+        .containsEntry(IPTABLES_LEGACY, ProbeSource.FILES);
+    assertThat(status.facts().get("reason.ip6tables-legacy"))
+        .startsWith(
+            "ip6tables-legacy -t nat -N MESH_INJECTOR_PROBE failed: ip6tables v1.8.4 (legacy):"
+                + " can't initialize ip6tables table `nat': Table does not exist")
+        // the files explain it: ip6_tables is not even in this fixture's tree
+        .contains("; the node's files say unavailable: ip6_tables is neither loaded nor built in");
+    assertThat(status.facts().get("reason.ip6tables-nft"))
+        .isEqualTo(
+            "ip6tables-nft created a nat chain with a REDIRECT rule in a new network namespace"
+                + " and read it back (ip6tables-nft-save v1.8.4 (nf_tables))");
+    assertThat(status.facts().get("reason.nftables"))
+        .isEqualTo(
+            "nft created an inet nat table with a nat chain and a redirect rule in a new network"
+                + " namespace and read it back (nftables v1.0.6 (Lester Gooch #5))");
+    // the files alone said unavailable (no nft_redir in this tree): the node's answer wins
+    assertThat(status.facts().get("files.nftables")).startsWith("unavailable: ");
+    assertThat(status.facts().get("reason.iptables-nft"))
+        .endsWith(
+            "; active check not run: "
+                + bin.resolve("iptables-nft")
+                + " is not in the probe's image");
+    assertThat(Files.readAllLines(unshareLog))
+        .as("each of the three backends ran in its own new network namespace")
+        .hasSize(3)
+        .containsOnly("--net -- /bin/sh -c");
+  }
+
+  @Test
+  void aKernelWithoutInetNatRefusesTheChainInNftsOwnWords() throws Exception {
+    nft("chain", "Error: Could not process rule: No such file or directory");
+
+    ActiveCheck.Result r = check(Duration.ofSeconds(20)).run(ActiveCheck.Backend.NFTABLES);
+
+    assertThat(r)
+        .isEqualTo(
+            new ActiveCheck.Failed(
+                "nft add chain inet mesh_injector_probe MESH_INJECTOR_PROBE { type nat hook output"
+                    + " priority -100 ; } failed: Error: Could not process rule: No such file or"
+                    + " directory"));
   }
 
   /** RHEL 8.10 as its files show it: nf_tables loaded, ip_tables only in the module tree. */
@@ -223,7 +316,7 @@ class ActiveIptablesCheckTest {
     script(bin.resolve("iptables-legacy-save"), "exit 0\n");
 
     long start = System.nanoTime();
-    ActiveCheck.Result r = check(Duration.ofSeconds(1)).run("iptables-legacy");
+    ActiveCheck.Result r = check(Duration.ofSeconds(1)).run(ActiveCheck.Backend.IPTABLES_LEGACY);
 
     assertThat(r).isEqualTo(new ActiveCheck.NotRun("iptables-legacy did not finish within 1s"));
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(30));

@@ -130,6 +130,20 @@ final class HostFixture {
     return this;
   }
 
+  /**
+   * Debian's and Ubuntu's IPv6 names from the iptables package (links to the same multi-binaries)
+   * and nft from the nftables package.
+   */
+  HostFixture ip6tablesAndNft() {
+    for (String v : List.of("", "-save")) {
+      link("/usr/sbin/ip6tables-nft" + v, "xtables-nft-multi");
+      link("/usr/sbin/ip6tables-legacy" + v, "xtables-legacy-multi");
+      link("/usr/sbin/ip6tables" + v, "/etc/alternatives/ip6tables" + v);
+      link("/etc/alternatives/ip6tables" + v, "/usr/sbin/ip6tables-nft" + v);
+    }
+    return binary("/usr/sbin/nft");
+  }
+
   HostFixture containerdConfig(String toml) {
     return file("/etc/containerd/config.toml", toml);
   }
