@@ -1,7 +1,6 @@
 package io.meshinjector.engine.probe;
 
 import io.meshinjector.engine.capability.CapabilityKey;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -154,24 +153,6 @@ public final class ActiveCheck {
       return this == NFTABLES
           ? readNft(exitStatus, stdout, stderr)
           : ActiveCheck.read(binary, exitStatus, stdout, stderr);
-    }
-
-    /**
-     * The backend tried for {@code key}.
-     *
-     * @throws IllegalArgumentException naming the key and the keys the check tries
-     */
-    public static Backend of(CapabilityKey key) {
-      return Arrays.stream(values())
-          .filter(b -> b.key == key)
-          .findFirst()
-          .orElseThrow(
-              () ->
-                  new IllegalArgumentException(
-                      "the active check does not try '"
-                          + key
-                          + "': it tries "
-                          + Arrays.stream(values()).map(b -> b.key.id()).toList()));
     }
   }
 
