@@ -89,7 +89,7 @@ class ProbeChartTest {
     assertThat(v.path("storage").asBoolean()).isTrue();
     assertThat(v.path("subresources").has("status")).isTrue();
     assertThat(v.path("additionalPrinterColumns").findValuesAsText("name"))
-        .containsExactly("Legacy", "NFT", "CNI", "Observed", "Age");
+        .containsExactly("Legacy", "NFT", "CNI", "Legacy6", "NFT6", "Nftables", "Observed", "Age");
     assertThat(v.path("additionalPrinterColumns").findValuesAsText("jsonPath"))
         .contains(
             ".status.capabilities.iptables-legacy",
@@ -101,16 +101,51 @@ class ProbeChartTest {
     JsonNode caps = status.at("/capabilities/properties");
     assertThat(texts(caps.at("/iptables-legacy/enum")))
         .containsExactly("available", "unavailable", "unknown");
-    assertThat(texts(caps.at("/iptables-nft/enum")))
-        .containsExactly("available", "unavailable", "unknown");
+    for (String key : List.of("iptables-nft", "ip6tables-legacy", "ip6tables-nft", "nftables")) {
+      assertThat(texts(caps.at("/" + key + "/enum")))
+          .as(key)
+          .containsExactly("available", "unavailable", "unknown");
+    }
+    // the Node's own keys are not the probe's to write, so the schema does not name them
+    assertThat(caps.has("ipv6-pods")).isFalse();
+    assertThat(caps.has("os")).isFalse();
     assertThat(texts(caps.at("/cni/enum"))).containsExactly("ready", "absent", "unknown");
     assertThat(texts(caps.at("/native-sidecar/enum")))
         .containsExactly("supported", "unsupported", "unknown");
     JsonNode sources = status.at("/sources/properties");
-    for (String key : List.of("iptables-legacy", "iptables-nft", "cni")) {
+    for (String key :
+        List.of(
+            "iptables-legacy", "iptables-nft", "ip6tables-legacy", "ip6tables-nft", "nftables")) {
       assertThat(texts(sources.at("/" + key + "/enum"))).as(key).containsExactly("active", "files");
     }
+    assertThat(texts(sources.at("/cni/enum"))).containsExactly("active", "files");
     assertThat(status.at("/facts/additionalProperties/type").asText()).isEqualTo("string");
+  }
+
+  /**
+   * Every key the probe writes is declared with exactly the verdicts the engine accepts for it, and
+   * a source: the schema and CapabilityKey cannot drift apart as keys are added.
+   */
+  @Test
+  void crdDeclaresEveryKeyTheProbeWritesWithTheEnginesVerdicts() throws IOException {
+    JsonNode status =
+        find(render(t -> t), "CustomResourceDefinition", "nodecapabilities.mesh-injector.io")
+            .at("/spec/versions/0/schema/openAPIV3Schema/properties/status/properties");
+    List<io.meshinjector.engine.capability.CapabilityKey> written = new ArrayList<>();
+    for (io.meshinjector.engine.probe.ActiveCheck.Backend b :
+        io.meshinjector.engine.probe.ActiveCheck.Backend.values()) {
+      written.add(b.key());
+    }
+    written.add(io.meshinjector.engine.capability.CapabilityKey.CNI);
+    for (var key : written) {
+      assertThat(texts(status.at("/capabilities/properties/" + key.id() + "/enum")))
+          .as(key.id())
+          .containsExactlyElementsOf(
+              key.verdicts().stream().map(io.meshinjector.engine.capability.Verdict::id).toList());
+      assertThat(texts(status.at("/sources/properties/" + key.id() + "/enum")))
+          .as(key.id())
+          .containsExactly("active", "files");
+    }
   }
 
   @Test

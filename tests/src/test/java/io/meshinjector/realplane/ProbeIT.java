@@ -91,7 +91,14 @@ class ProbeIT {
     assertThat(status).containsKeys("observedAt", "capabilities");
     // the API server prunes what the CRD's schema does not declare: sources must survive it
     assertThat(status.get("sources"))
-        .isEqualTo(Map.of("iptables-legacy", "files", "iptables-nft", "files", "cni", "files"));
+        .isEqualTo(
+            Map.of(
+                "iptables-legacy", "files",
+                "iptables-nft", "files",
+                "ip6tables-legacy", "files",
+                "ip6tables-nft", "files",
+                "nftables", "files",
+                "cni", "files"));
 
     GenericKubernetesResource other = NodeCapabilities.create(admin, "rhel-2");
     Cli.Result foreign = probe("rhel-2");
