@@ -33,9 +33,10 @@ modules=${IMAGE_JAVA_MODULES:-java.base,java.compiler,java.desktop,java.instrume
 # glibc (and libgcc_s, which it loads for thread cancellation): all the JVM links against, since
 # Temurin bundles zlib and links libstdc++ statically; busybox: /bin/sh, sed, awk, grep, mktemp,
 # and unshare for the probe's active check; iptables and the libraries it links (its Depends but
-# netbase): iptables-legacy and iptables-nft, which the probe's active check runs
-# (docs/node-probe.md)
-packages="libc6 libgcc-s1 busybox-static iptables libip4tc2 libip6tc2 libxtables12 libmnl0 libnetfilter-conntrack3 libnfnetlink0 libnftnl11"
+# netbase): iptables-legacy, iptables-nft and their ip6tables twins, which the probe's active check
+# runs (docs/node-probe.md); nftables and what it links (libnftables1, libedit2 and theirs): nft,
+# which the active check runs for the nftables key
+packages="libc6 libgcc-s1 busybox-static iptables libip4tc2 libip6tc2 libxtables12 libmnl0 libnetfilter-conntrack3 libnfnetlink0 libnftnl11 nftables libnftables1 libedit2 libbsd0 libmd0 libtinfo6 libgmp10 libjansson4"
 stamp=@1
 
 for tool in apt-get dpkg-deb tar sha256sum; do

@@ -42,8 +42,14 @@ public final class ActiveCheck {
    */
   public static final String NFT_CHAIN_SPEC = "{ type nat hook output priority -100 ; }";
 
-  /** The rule as {@code nft list table} prints it back. */
+  /** The rule as the check writes it, and as {@code nft list table} prints it back. */
   public static final String NFT_RULE = "meta l4proto tcp redirect to :" + PORT;
+
+  /**
+   * The same rule as nft prints it where {@code /etc/protocols} is missing, as in the probe's image
+   * (no netbase): the protocol by its number.
+   */
+  static final String NFT_RULE_NUMERIC = "meta l4proto 6 redirect to :" + PORT;
 
   /**
    * The POSIX shell script, run as {@code sh -c SCRIPT sh IPTABLES IPTABLES_SAVE}; an exit status
@@ -251,7 +257,10 @@ public final class ActiveCheck {
     }
     String table = "inet " + NFT_TABLE;
     if (exitStatus == 0) {
-      if (stdout.lines().map(String::strip).anyMatch(NFT_RULE::equals)) {
+      if (stdout
+          .lines()
+          .map(String::strip)
+          .anyMatch(l -> l.equals(NFT_RULE) || l.equals(NFT_RULE_NUMERIC))) {
         String version =
             stdout
                 .lines()

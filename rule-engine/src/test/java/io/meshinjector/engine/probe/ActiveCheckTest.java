@@ -177,6 +177,12 @@ class ActiveCheckTest {
                 "nft created an inet nat table with a nat chain and a redirect rule in a new"
                     + " network namespace and read it back (nftables v1.0.6 (Lester Gooch #5))"));
     assertThat(ActiveCheck.Backend.NFTABLES.binaries()).containsExactly("nft");
+    // the probe's image has no /etc/protocols (no netbase): nft prints the protocol's number
+    // there, as found by ImageTarballIT
+    assertThat(ActiveCheck.Backend.NFTABLES.read(0, list.replace("l4proto tcp", "l4proto 6"), ""))
+        .isInstanceOf(ActiveCheck.Worked.class);
+    assertThat(ActiveCheck.Backend.NFTABLES.read(0, list.replace("l4proto tcp", "l4proto 17"), ""))
+        .isInstanceOf(ActiveCheck.Failed.class);
   }
 
   @Test

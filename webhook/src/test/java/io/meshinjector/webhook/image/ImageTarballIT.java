@@ -353,7 +353,16 @@ class ImageTarballIT {
         "no mount namespaces here (a container without CAP_SYS_ADMIN?)");
     // the binaries come from the image's own Debian packages, not from the machine running this
     for (String bin :
-        List.of("iptables-legacy", "iptables-legacy-save", "iptables-nft", "iptables-nft-save")) {
+        List.of(
+            "iptables-legacy",
+            "iptables-legacy-save",
+            "iptables-nft",
+            "iptables-nft-save",
+            "ip6tables-legacy",
+            "ip6tables-legacy-save",
+            "ip6tables-nft",
+            "ip6tables-nft-save",
+            "nft")) {
       assertExecutable("usr/sbin/" + bin);
     }
     assertExecutable("usr/bin/unshare");
@@ -412,7 +421,8 @@ class ImageTarballIT {
       try (JsonReader reader = Json.createReader(new StringReader(json))) {
         status = reader.readObject().getJsonObject("status");
       }
-      for (String key : List.of("iptables-legacy", "iptables-nft")) {
+      for (String key :
+          List.of("iptables-legacy", "iptables-nft", "ip6tables-legacy", "ip6tables-nft")) {
         assertThat(status.getJsonObject("capabilities").getString(key))
             .as(key)
             .isEqualTo("available");
@@ -422,6 +432,11 @@ class ImageTarballIT {
             .startsWith(
                 key + " created a nat chain with a REDIRECT rule in a new network namespace");
       }
+      // the image's nft, with the libraries the image carries for it
+      assertThat(status.getJsonObject("capabilities").getString("nftables")).isEqualTo("available");
+      assertThat(status.getJsonObject("sources").getString("nftables")).isEqualTo("active");
+      assertThat(status.getJsonObject("facts").getString("reason.nftables"))
+          .startsWith("nft created an inet nat table with a nat chain and a redirect rule");
     } finally {
       delete(root);
     }
