@@ -52,11 +52,6 @@ public enum CapabilityKey {
     return positive;
   }
 
-  /** The verdict that means "does not work here". */
-  public Verdict negative() {
-    return negative;
-  }
-
   /** The three verdicts this key accepts, positive first. */
   public List<Verdict> verdicts() {
     return List.of(positive, negative, Verdict.UNKNOWN);
