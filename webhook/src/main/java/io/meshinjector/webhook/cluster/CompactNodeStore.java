@@ -18,11 +18,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 
 /**
- * The Node informer's cache, holding each Node as its resourceVersion and a {@link Template} shared
- * with every node of the same pool (the rest of what {@link Trimmed#node} keeps, labels with the
- * node's own name taken out), in about 70 bytes a node beside its name instead of about 1,200 for a
- * trimmed Node object. {@link #get} and {@link #values} make the trimmed Node again, so the
- * informer and the label publisher read what they read before.
+ * The Node informer's cache, holding each Node as its resourceVersion, its pod CIDRs ({@link
+ * PodCidrs}: each node's own, packed) and a {@link Template} shared with every node of the same
+ * pool (the rest of what {@link Trimmed#node} keeps, labels with the node's own name taken out), in
+ * about 70 bytes a node beside its name (and 16 to 32 more for a node that has pod CIDRs) instead
+ * of about 1,200 for a trimmed Node object. {@link #get} and {@link #values} make the trimmed Node
+ * again, so the informer and the label publisher read what they read before.
  *
  * <p>{@link #values} is the exception: its Nodes carry their name and resourceVersion only. Its one
  * reader is fabric8's end of a list ({@code ProcessorStore.syncList}, through {@code
@@ -59,8 +60,31 @@ public final class CompactNodeStore implements ItemStore<Node>, StreamedLister.P
   // the pool is pruned when it has grown past twice what was in use at the last pruning
   private int prunedAt = 64;
 
-  /** A node: its resourceVersion (a number as the API server writes them, else text) and pool. */
-  private record Kept(long version, String versionText, Template template) {}
+  /**
+   * A node: its resourceVersion as a number (-1 when it is not one written plainly), its pool, and
+   * in {@code own} the rest that is its own alone: null when there is none, the resourceVersion's
+   * text when it is not a number, the pod CIDRs as {@link PodCidrs#pack} keeps them (a {@code
+   * byte[]} or a {@link PodCidrs.Text}), or {@link Own} for both.
+   *
+   * <p>One field for both rather than a field each: the API server's resourceVersions are numbers,
+   * so the text is almost never there, and a fourth field would cost every node 8 bytes under the
+   * 8-byte object headers serve runs with (24 bytes a record of three, 32 of four; with 12-byte
+   * headers both take 32).
+   */
+  private record Kept(long version, Template template, Object own) {
+    String versionText() {
+      return own instanceof String text
+          ? text
+          : own instanceof Own both ? both.versionText() : null;
+    }
+
+    Object podCidrs() {
+      return own instanceof String ? null : own instanceof Own both ? both.podCidrs() : own;
+    }
+  }
+
+  /** A resourceVersion that is not a number, and pod CIDRs: a node almost no API server makes. */
+  private record Own(String versionText, Object podCidrs) {}
 
   @Override
   public String getKey(Node node) {
@@ -173,7 +197,11 @@ public final class CompactNodeStore implements ItemStore<Node>, StreamedLister.P
     List<Taint> taints = parts.taints() == null ? null : withoutTimes(parts.taints());
     Template t = intern(parts.template(labels, taints), prune);
     long version = number(parts.resourceVersion());
-    return new Kept(version, version < 0 ? parts.resourceVersion() : null, t);
+    // a Node without a spec has no CIDRs to keep: the node made again has no spec to hold them
+    Object cidrs = t.spec() ? PodCidrs.pack(parts.podCIDR(), parts.podCIDRs()) : null;
+    String text = version < 0 ? parts.resourceVersion() : null;
+    Object own = text == null ? cidrs : cidrs == null ? text : new Own(text, cidrs);
+    return new Kept(version, t, own);
   }
 
   /**
@@ -258,6 +286,12 @@ public final class CompactNodeStore implements ItemStore<Node>, StreamedLister.P
             : t.taints().stream()
                 .map(x -> new Taint(x.getEffect(), x.getKey(), x.getTimeAdded(), x.getValue()))
                 .collect(java.util.stream.Collectors.toCollection(ArrayList::new));
-    return t.node(name, version(kept), labels, taints);
+    return t.node(
+        name,
+        version(kept),
+        labels,
+        taints,
+        PodCidrs.podCIDR(kept.podCidrs()),
+        PodCidrs.podCIDRs(kept.podCidrs()));
   }
 }

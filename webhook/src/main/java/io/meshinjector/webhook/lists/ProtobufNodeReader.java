@@ -27,8 +27,9 @@ import java.util.LinkedHashMap;
  * <p>The Node made equals the one {@link TrimmedNodeReader} makes from the JSON of the same object,
  * which writes what protobuf always writes only when it is set: an empty name, resourceVersion or
  * taint value, and a false {@code unschedulable}, are left out of the JSON ({@code omitempty}), so
- * they are null here too; a zero {@code timeAdded} is JSON's null. Field numbers are those of
- * {@code k8s.io/api/core/v1/generated.proto} and {@code k8s.io/apimachinery/.../meta/v1}'s.
+ * they are null here too (so is an empty {@code podCIDR}; an empty {@code podCIDRs} is no field in
+ * either); a zero {@code timeAdded} is JSON's null. Field numbers are those of {@code
+ * k8s.io/api/core/v1/generated.proto} (v1.32) and {@code k8s.io/apimachinery/.../meta/v1}'s.
  */
 final class ProtobufNodeReader {
   private ProtobufNodeReader() {}
@@ -85,12 +86,15 @@ final class ProtobufNodeReader {
     }
   }
 
-  /** NodeSpec: unschedulable 4, taints 5. */
+  /** NodeSpec: podCIDR 1, unschedulable 4, taints 5, podCIDRs 7 (one field per CIDR). */
   private static void spec(CodedInputStream in, NodeParts parts) throws IOException {
     parts.spec = true;
     parts.taints = new ArrayList<>();
+    parts.podCIDRs = new ArrayList<>();
     for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
       switch (getTagFieldNumber(tag)) {
+        case 1 -> parts.podCIDR = unlessEmpty(string(in, tag, "spec.podCIDR"));
+        case 7 -> parts.podCIDRs.add(string(in, tag, "spec.podCIDRs[]"));
         case 4 ->
             parts.unschedulable = varint(in, tag, "spec.unschedulable") != 0 ? Boolean.TRUE : null;
         case 5 -> {
@@ -141,7 +145,7 @@ final class ProtobufNodeReader {
     return seconds == 0 && nanos == 0 ? null : Instant.ofEpochSecond(seconds).toString();
   }
 
-  /** NodeStatus: nodeInfo 7 (NodeSystemInfo: osImage 5, kubeletVersion 7). */
+  /** NodeStatus: nodeInfo 7 (NodeSystemInfo: osImage 5, kubeletVersion 7, operatingSystem 9). */
   private static void status(CodedInputStream in, NodeParts parts) throws IOException {
     for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
       if (getTagFieldNumber(tag) != 7) {
@@ -150,13 +154,15 @@ final class ProtobufNodeReader {
       }
       int limit = enter(in, tag, "status.nodeInfo");
       parts.info = true;
-      // JSON always carries both, empty or not
+      // JSON always carries all three, empty or not
       parts.osImage = "";
       parts.kubelet = "";
+      parts.operatingSystem = "";
       for (int info = in.readTag(); info != 0; info = in.readTag()) {
         switch (getTagFieldNumber(info)) {
           case 5 -> parts.osImage = string(in, info, "status.nodeInfo.osImage");
           case 7 -> parts.kubelet = string(in, info, "status.nodeInfo.kubeletVersion");
+          case 9 -> parts.operatingSystem = string(in, info, "status.nodeInfo.operatingSystem");
           default -> in.skipField(info);
         }
       }

@@ -43,8 +43,10 @@ final class TrimmedNodeReader {
         }
         case "spec" -> {
           if (object(p, value, "spec")) {
+            // as fabric8's NodeSpec starts: no list means an empty one, an explicit null means null
             parts.spec = true;
             parts.taints = new ArrayList<>();
+            parts.podCIDRs = new ArrayList<>();
             spec(p, parts);
           }
         }
@@ -100,6 +102,19 @@ final class TrimmedNodeReader {
           }
         }
         case "unschedulable" -> parts.unschedulable = flag(p, value, "spec.unschedulable");
+        case "podCIDR" -> parts.podCIDR = text(p, value, "spec.podCIDR");
+        case "podCIDRs" -> {
+          if (value == JsonToken.VALUE_NULL) {
+            parts.podCIDRs = null;
+          } else {
+            expect(p, value, JsonToken.START_ARRAY, "spec.podCIDRs");
+            for (JsonToken cidr = p.nextToken();
+                cidr != JsonToken.END_ARRAY;
+                cidr = p.nextToken()) {
+              parts.podCIDRs.add(text(p, cidr, "spec.podCIDRs[]"));
+            }
+          }
+        }
         default -> p.skipChildren();
       }
     }
@@ -135,6 +150,8 @@ final class TrimmedNodeReader {
             case "osImage" -> parts.osImage = text(p, infoValue, "status.nodeInfo.osImage");
             case "kubeletVersion" ->
                 parts.kubelet = text(p, infoValue, "status.nodeInfo.kubeletVersion");
+            case "operatingSystem" ->
+                parts.operatingSystem = text(p, infoValue, "status.nodeInfo.operatingSystem");
             default -> p.skipChildren();
           }
         }

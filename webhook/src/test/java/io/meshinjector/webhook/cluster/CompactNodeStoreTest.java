@@ -17,11 +17,16 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class CompactNodeStoreTest {
+  /**
+   * Node {@code i} of two pools, each with pod CIDRs of its own: none (i % 4 == 0), IPv4, dual
+   * stack, and a spelling the store keeps as text.
+   */
   private static Node node(int i, String resourceVersion) {
     String name = "ip-10-0-" + i + ".internal";
     Map<String, String> labels = new LinkedHashMap<>();
     labels.put("kubernetes.io/hostname", name);
     labels.put("pool", "p" + i % 2);
+    labels.put("kubernetes.io/os", "linux");
     labels.put("capability.mesh-injector.io/cni", "ready");
     NodeBuilder b =
         new NodeBuilder()
@@ -33,11 +38,14 @@ class CompactNodeStoreTest {
             .endMetadata()
             .withNewSpec()
             .withUnschedulable(i % 3 == 0 ? true : null)
+            .withPodCIDRs(podCidrs(i))
+            .withPodCIDR(podCidrs(i).isEmpty() ? null : podCidrs(i).get(0))
             .endSpec()
             .withNewStatus()
             .withNewNodeInfo()
             .withOsImage("Amazon Linux 2023")
             .withKubeletVersion("v1.31.4")
+            .withOperatingSystem("linux")
             .withBootID("boot-" + i)
             .endNodeInfo()
             .addNewImage()
@@ -55,6 +63,16 @@ class CompactNodeStoreTest {
           .endSpec();
     }
     return b.build();
+  }
+
+  private static List<String> podCidrs(int i) {
+    String v4 = "10." + i / 256 + "." + i % 256 + ".0/24";
+    return switch (i % 4) {
+      case 0 -> List.of();
+      case 1 -> List.of(v4);
+      case 2 -> List.of(v4, "fd00:10:" + Integer.toHexString(i) + "::/64");
+      default -> List.of("FD00:0:0:" + i + "::/64");
+    };
   }
 
   @Test
@@ -75,14 +93,19 @@ class CompactNodeStoreTest {
   void eachNodeReadsBackAsTheTrimmedNodeItWas() {
     CompactNodeStore store = new CompactNodeStore();
     for (int i = 0; i < 12; i++) {
-      Node n = node(i, i == 5 ? "abc/5" : String.valueOf(1000 + i));
+      // resourceVersions that are not numbers, on a node without pod CIDRs (4) and with (5)
+      Node n = node(i, i == 4 || i == 5 ? "abc/" + i : String.valueOf(1000 + i));
       Node trimmed = Trimmed.node(n);
       store.put(store.getKey(trimmed), trimmed);
       assertThat(store.get(n.getMetadata().getName())).isEqualTo(trimmed);
     }
     assertThat(store.size()).isEqualTo(12);
+    assertThat(store.get("ip-10-0-4.internal").getMetadata().getResourceVersion())
+        .isEqualTo("abc/4");
     assertThat(store.get("ip-10-0-5.internal").getMetadata().getResourceVersion())
         .isEqualTo("abc/5");
+    assertThat(store.get("ip-10-0-5.internal").getSpec().getPodCIDRs())
+        .containsExactly("10.0.5.0/24");
   }
 
   @Test
@@ -92,8 +115,67 @@ class CompactNodeStoreTest {
       Node trimmed = Trimmed.node(node(i, "7" + i));
       store.put(store.getKey(trimmed), trimmed);
     }
-    // pool (2) with taint (the same parity) times unschedulable (every third): 4 templates
+    // pool (2) with taint (the same parity) times unschedulable (every third): 4 templates; the
+    // pod CIDRs, each node's own, make none
     assertThat(store.templates()).isEqualTo(4);
+  }
+
+  @Test
+  void eachNodeGetsBackItsOwnPodCidrsAndItsPoolsOperatingSystem() {
+    CompactNodeStore store = new CompactNodeStore();
+    for (int i = 0; i < 8; i++) {
+      Node trimmed = Trimmed.node(node(i, "3" + i));
+      store.put(store.getKey(trimmed), trimmed);
+    }
+
+    Node none = store.get("ip-10-0-4.internal");
+    Node v4 = store.get("ip-10-0-5.internal");
+    Node dual = store.get("ip-10-0-6.internal");
+    Node text = store.get("ip-10-0-7.internal");
+    assertThat(none.getSpec().getPodCIDR()).isNull();
+    assertThat(none.getSpec().getPodCIDRs()).isEmpty();
+    assertThat(v4.getSpec().getPodCIDR()).isEqualTo("10.0.5.0/24");
+    assertThat(v4.getSpec().getPodCIDRs()).containsExactly("10.0.5.0/24");
+    assertThat(dual.getSpec().getPodCIDR()).isEqualTo("10.0.6.0/24");
+    assertThat(dual.getSpec().getPodCIDRs()).containsExactly("10.0.6.0/24", "fd00:10:6::/64");
+    assertThat(text.getSpec().getPodCIDRs()).containsExactly("FD00:0:0:7::/64");
+    assertThat(List.of(none, v4, dual, text))
+        .extracting(n -> n.getStatus().getNodeInfo().getOperatingSystem())
+        .containsOnly("linux");
+    assertThat(dual.getMetadata().getLabels()).containsEntry("kubernetes.io/os", "linux");
+  }
+
+  @Test
+  void aNodeWithoutPodCidrsOrNodeInfoOrSpecStaysWithoutThem() {
+    CompactNodeStore store = new CompactNodeStore();
+    Node bare = new NodeBuilder().withNewMetadata().withName("bare").endMetadata().build();
+    Node explicitNull = Trimmed.node(node(1, "1"));
+    explicitNull.getMetadata().setName("explicit-null");
+    explicitNull.getSpec().setPodCIDR(null);
+    explicitNull.getSpec().setPodCIDRs(null);
+    explicitNull.getStatus().getNodeInfo().setOperatingSystem(null);
+    store.put("bare", Trimmed.node(bare));
+    store.put("explicit-null", explicitNull);
+
+    assertThat(store.get("bare")).isEqualTo(Trimmed.node(bare));
+    assertThat(store.get("bare").getSpec()).isNull();
+    assertThat(store.get("bare").getStatus()).isNull();
+    assertThat(store.get("explicit-null")).isEqualTo(explicitNull);
+    assertThat(store.get("explicit-null").getSpec().getPodCIDRs()).isNull();
+    assertThat(store.get("explicit-null").getStatus().getNodeInfo().getOperatingSystem()).isNull();
+  }
+
+  @Test
+  void aNodeReadBackHasPodCidrListsOfItsOwn() {
+    CompactNodeStore store = new CompactNodeStore();
+    for (int i : new int[] {4, 6, 7}) {
+      Node trimmed = Trimmed.node(node(i, "2" + i));
+      store.put(store.getKey(trimmed), trimmed);
+      // a reader that edits the Node it was given must not edit what the store holds
+      store.get(store.getKey(trimmed)).getSpec().getPodCIDRs().add("10.99.0.0/16");
+
+      assertThat(store.get(store.getKey(trimmed))).isEqualTo(trimmed);
+    }
   }
 
   @Test

@@ -11,9 +11,9 @@ import java.util.Map;
 /**
  * Protobuf as the API server writes it, for the readers' tests: written here from the wire format's
  * rules, not with the code under test. {@link #node} writes a Node as Go's generated marshaller
- * does: every string and bool of a struct always (empty or false when unset), maps as entries of
- * key 1 and value 2, and the bulk the readers skip (annotations, managed fields, conditions,
- * images).
+ * does: every string and bool of a struct always (empty or false when unset), a repeated field once
+ * per entry (none for an empty list), maps as entries of key 1 and value 2, and the bulk the
+ * readers skip (annotations, managed fields, conditions, images).
  */
 final class ProtobufBytes {
   private final ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -118,7 +118,12 @@ final class ProtobufBytes {
             .string(1, "kubelet")
             .string(2, "Update")
             .message(7, new ProtobufBytes().bytes(1, "{\"f:status\":{}}".getBytes())));
-    ProtobufBytes spec = new ProtobufBytes().string(1, "").string(2, "").string(3, "aws:///x");
+    // NodeSpec: podCIDR 1 (always, empty when unset), externalID 2, providerID 3
+    ProtobufBytes spec =
+        new ProtobufBytes()
+            .string(1, node.getSpec() == null ? "" : node.getSpec().getPodCIDR())
+            .string(2, "")
+            .string(3, "aws:///x");
     if (node.getSpec() != null) {
       spec.varint(4, Boolean.TRUE.equals(node.getSpec().getUnschedulable()) ? 1 : 0);
       for (Taint t : node.getSpec().getTaints()) {
@@ -136,6 +141,10 @@ final class ProtobufBytes {
         }
         spec.message(5, taint);
       }
+      // configSource 6 is left out as Go leaves out a nil pointer; podCIDRs 7, a field per CIDR
+      if (node.getSpec().getPodCIDRs() != null) {
+        node.getSpec().getPodCIDRs().forEach(cidr -> spec.string(7, cidr));
+      }
     }
     ProtobufBytes info = new ProtobufBytes();
     var nodeInfo = node.getStatus() == null ? null : node.getStatus().getNodeInfo();
@@ -146,7 +155,7 @@ final class ProtobufBytes {
               : switch (f) {
                 case 5 -> nodeInfo.getOsImage();
                 case 7 -> nodeInfo.getKubeletVersion();
-                case 9 -> "linux";
+                case 9 -> nodeInfo.getOperatingSystem();
                 default -> "x" + f;
               };
       info.string(f, value);

@@ -64,15 +64,20 @@ class ProtobufListTest {
                     .withValue("batch")
                     .withEffect("NoSchedule")
                     .build())
+            // dual-stack, as the API server writes it: podCIDR repeats the first of podCIDRs
+            .withPodCIDR("10.244.3.0/24")
+            .withPodCIDRs("10.244.3.0/24", "fd00:10:244:3::/64")
             .endSpec()
             .withNewStatus()
             .withNewNodeInfo()
             .withOsImage("Red Hat Enterprise Linux 8.10 (Ootpa)")
             .withKubeletVersion("v1.31.4-eks-0a1b2c3")
+            .withOperatingSystem("linux")
             .endNodeInfo()
             .endStatus()
             .build(),
-        // no labels, no taints, schedulable: JSON has neither, protobuf says false and nothing
+        // no labels, no taints, schedulable, no pod CIDRs: JSON has none of them, protobuf says
+        // false, "" and nothing; an unset operatingSystem is "" in both (JSON always writes it)
         new NodeBuilder()
             .withNewMetadata()
             .withName("bare")
@@ -83,6 +88,25 @@ class ProtobufListTest {
             .withNewNodeInfo()
             .withOsImage("")
             .withKubeletVersion("")
+            .withOperatingSystem("")
+            .endNodeInfo()
+            .endStatus()
+            .build(),
+        // a Windows node of an older cluster: podCIDR alone
+        new NodeBuilder()
+            .withNewMetadata()
+            .withName("win-1")
+            .withResourceVersion("231")
+            .addToLabels("kubernetes.io/os", "windows")
+            .endMetadata()
+            .withNewSpec()
+            .withPodCIDR("10.244.9.0/24")
+            .endSpec()
+            .withNewStatus()
+            .withNewNodeInfo()
+            .withOsImage("Windows Server 2022 Datacenter")
+            .withKubeletVersion("v1.31.4")
+            .withOperatingSystem("windows")
             .endNodeInfo()
             .endStatus()
             .build());
@@ -94,6 +118,30 @@ class ProtobufListTest {
     Node fromJson = json(node);
 
     assertThat(read(ProtobufBytes.node(node).bytes())).isEqualTo(fromJson);
+  }
+
+  /**
+   * What the decision reads of a node's OS and pod ranges comes through protobuf as it is, and a
+   * node without pod CIDRs has none: the comparison with the JSON reader above would also pass if
+   * both dropped them.
+   */
+  @Test
+  void keepsTheOperatingSystemAndThePodCidrsAndNoneWhereThereAreNone() throws IOException {
+    Node dualStack = read(ProtobufBytes.node(nodes().get(0)).bytes());
+    Node bare = read(ProtobufBytes.node(nodes().get(1)).bytes());
+    Node windows = read(ProtobufBytes.node(nodes().get(2)).bytes());
+
+    assertThat(dualStack.getStatus().getNodeInfo().getOperatingSystem()).isEqualTo("linux");
+    assertThat(dualStack.getSpec().getPodCIDR()).isEqualTo("10.244.3.0/24");
+    assertThat(dualStack.getSpec().getPodCIDRs())
+        .containsExactly("10.244.3.0/24", "fd00:10:244:3::/64");
+    assertThat(bare.getStatus().getNodeInfo().getOperatingSystem()).isEmpty();
+    assertThat(bare.getSpec().getPodCIDR()).isNull();
+    assertThat(bare.getSpec().getPodCIDRs()).isEmpty();
+    assertThat(windows.getStatus().getNodeInfo().getOperatingSystem()).isEqualTo("windows");
+    assertThat(windows.getMetadata().getLabels()).containsEntry("kubernetes.io/os", "windows");
+    assertThat(windows.getSpec().getPodCIDR()).isEqualTo("10.244.9.0/24");
+    assertThat(windows.getSpec().getPodCIDRs()).isEmpty();
   }
 
   @Test
@@ -149,6 +197,7 @@ class ProtobufListTest {
                     .withNewNodeInfo()
                     .withOsImage("os")
                     .withKubeletVersion("v1")
+                    .withOperatingSystem("")
                     .endNodeInfo()
                     .endStatus()
                     .build()));
@@ -157,13 +206,17 @@ class ProtobufListTest {
   @Test
   void aFieldOfTheWrongWireTypeOrCutOffIsAnErrorNamingIt() {
     byte[] nameAsNumber = new ProtobufBytes().message(1, new ProtobufBytes().varint(1, 5)).bytes();
+    byte[] cidrAsNumber = new ProtobufBytes().message(2, new ProtobufBytes().varint(7, 5)).bytes();
     // a group (a wire type Kubernetes never writes) started and never ended
     byte[] openGroup = new ProtobufBytes().message(1, new ProtobufBytes().key(9, 3)).bytes();
     byte[] whole = ProtobufBytes.node(nodes().get(0)).bytes();
-    byte[] cut = Arrays.copyOf(whole, whole.length / 2);
+    // ten bytes before the end: in status, the Node's last field
+    byte[] cut = Arrays.copyOf(whole, whole.length - 10);
 
     assertThatThrownBy(() -> read(nameAsNumber))
         .hasMessage("metadata.name (field 1) has wire type 0, not 2");
+    assertThatThrownBy(() -> read(cidrAsNumber))
+        .hasMessage("spec.podCIDRs[] (field 7) has wire type 0, not 2");
     assertThatThrownBy(() -> read(openGroup))
         .isInstanceOf(InvalidProtocolBufferException.class)
         .hasMessageContaining("end-group tag");
@@ -182,14 +235,17 @@ class ProtobufListTest {
 
     assertThat(meta.getResourceVersion()).isEqualTo("42");
     assertThat(meta.getContinue()).isNull();
-    assertThat(read).containsExactly(json(nodes().get(0)), json(nodes().get(1)));
+    assertThat(read)
+        .containsExactly(json(nodes().get(0)), json(nodes().get(1)), json(nodes().get(2)));
   }
 
   @Test
   void handsOnAnItemBeforeTheRestOfTheBodyHasArrived() throws Exception {
-    byte[] body = ProtobufBytes.envelope("NodeList", ProtobufBytes.nodeList("42", nodes()));
+    // two items, the second the last in the body
+    List<Node> two = nodes().subList(0, 2);
+    byte[] body = ProtobufBytes.envelope("NodeList", ProtobufBytes.nodeList("42", two));
     // four bytes into the second item's message: the first is whole, the second is not
-    int firstEnds = body.length - ProtobufBytes.node(nodes().get(1)).bytes().length;
+    int firstEnds = body.length - ProtobufBytes.node(two.get(1)).bytes().length;
     PipedInputStream in = new PipedInputStream(body.length);
     PipedOutputStream out = new PipedOutputStream(in);
     CountDownLatch first = new CountDownLatch(1);
@@ -298,10 +354,11 @@ class ProtobufListTest {
 
       assertThat(accept.get()).startsWith(ProtobufList.CONTENT_TYPE + ",");
       assertThat(listed.encoding()).isEqualTo("protobuf");
-      assertThat(listed.items()).isEqualTo(2);
+      assertThat(listed.items()).isEqualTo(3);
       assertThat(listed.bytes()).isEqualTo(list.length);
       assertThat(listed.metadata().getResourceVersion()).isEqualTo("7");
-      assertThat(read).containsExactly(json(nodes().get(0)), json(nodes().get(1)));
+      assertThat(read)
+          .containsExactly(json(nodes().get(0)), json(nodes().get(1)), json(nodes().get(2)));
       assertThatThrownBy(
               () ->
                   StreamedList.forEach(

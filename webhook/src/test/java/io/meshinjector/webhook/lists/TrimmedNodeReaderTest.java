@@ -49,6 +49,23 @@ class TrimmedNodeReaderTest {
             + "\"status\":{\"nodeInfo\":null}}");
     json.add(
         "{\"metadata\":{\"name\":\"empty-info\"},\"spec\":{\"taints\":[]},\"status\":{\"nodeInfo\":{}}}");
+    // an older cluster's Windows node: podCIDR alone
+    json.add(
+        """
+        {"metadata":{"name":"win","labels":{"kubernetes.io/os":"windows"}},
+         "spec":{"podCIDR":"10.244.9.0/24"},"status":{"nodeInfo":{"operatingSystem":"windows"}}}
+        """);
+    json.add(
+        """
+        {"metadata":{"name":"null-cidrs"},"spec":{"podCIDR":null,"podCIDRs":null},
+         "status":{"nodeInfo":{"operatingSystem":null}}}
+        """);
+    json.add(
+        """
+        {"metadata":{"name":"odd-cidrs"},"spec":{"podCIDRs":["10.244.1.0/24",null,5],"podCIDR":""},
+         "status":{"nodeInfo":{"operatingSystem":""}}}
+        """);
+    json.add("{\"metadata\":{\"name\":\"no-cidrs\"},\"spec\":{\"podCIDRs\":[]}}");
     return json;
   }
 
@@ -78,6 +95,27 @@ class TrimmedNodeReaderTest {
     assertThat(read).hasSize(items.size()).isEqualTo(bound);
   }
 
+  /**
+   * The OS and pod ranges the decision reads are kept, and a node that has none has none: the
+   * comparison with binding above would also pass if the reader and {@link Trimmed#node} both
+   * dropped them.
+   */
+  @org.junit.jupiter.api.Test
+  void keepsTheOperatingSystemAndThePodCidrsAndNoneWhereThereAreNone() throws IOException {
+    Node eks = read(SkippingDecoder.mapper().writeValueAsString(eksShaped()));
+    // a spec and a nodeInfo, without the fields
+    Node none = read(nodes().get(6));
+
+    assertThat(eks.getStatus().getNodeInfo().getOperatingSystem()).isEqualTo("linux");
+    assertThat(eks.getSpec().getPodCIDR()).isEqualTo("10.244.0.0/24");
+    assertThat(eks.getSpec().getPodCIDRs()).containsExactly("10.244.0.0/24", "fd00:10:244::/64");
+    assertThat(eks.getMetadata().getLabels()).containsEntry("kubernetes.io/os", "linux");
+    assertThat(none.getMetadata().getName()).isEqualTo("empty-info");
+    assertThat(none.getSpec().getPodCIDR()).isNull();
+    assertThat(none.getSpec().getPodCIDRs()).isEmpty();
+    assertThat(none.getStatus().getNodeInfo().getOperatingSystem()).isNull();
+  }
+
   @ParameterizedTest
   @ValueSource(
       strings = {
@@ -89,6 +127,11 @@ class TrimmedNodeReaderTest {
         "{\"spec\":{\"taints\":{\"key\":\"a\"}}}|spec.taints is an object",
         "{\"spec\":{\"taints\":[\"a\"]}}|spec.taints[] is a string",
         "{\"status\":{\"nodeInfo\":{\"osImage\":{}}}}|status.nodeInfo.osImage is an object",
+        "{\"status\":{\"nodeInfo\":{\"operatingSystem\":[]}}}"
+            + "|status.nodeInfo.operatingSystem is an array, not a string",
+        "{\"spec\":{\"podCIDR\":{}}}|spec.podCIDR is an object, not a string",
+        "{\"spec\":{\"podCIDRs\":\"10.0.0.0/24\"}}|spec.podCIDRs is a string, not an array",
+        "{\"spec\":{\"podCIDRs\":[[\"a\"]]}}|spec.podCIDRs[] is an array, not a string",
       })
   void aFieldOfTheWrongShapeIsAnErrorNamingIt(String row) {
     String[] parts = row.split("\\|");
@@ -133,6 +176,7 @@ class TrimmedNodeReaderTest {
         .addToLabels("topology.kubernetes.io/zone", "eu-west-1a")
         .addToLabels("eks.amazonaws.com/nodegroup", "ng-rhel")
         .addToLabels("mesh-injector.io/iptables-nft", "supported")
+        .addToLabels("kubernetes.io/os", "linux")
         .addToAnnotations("node.alpha.kubernetes.io/ttl", "0")
         .withManagedFields(
             new ManagedFieldsEntryBuilder()
@@ -145,7 +189,8 @@ class TrimmedNodeReaderTest {
         .endMetadata()
         .withNewSpec()
         .withProviderID("aws:///eu-west-1a/i-0abc")
-        .withPodCIDRs("10.244.0.0/24")
+        .withPodCIDR("10.244.0.0/24")
+        .withPodCIDRs("10.244.0.0/24", "fd00:10:244::/64")
         .addToTaints(
             new TaintBuilder()
                 .withKey("node.kubernetes.io/not-ready")
@@ -170,6 +215,8 @@ class TrimmedNodeReaderTest {
         .withKubeletVersion("v1.31.4-eks-0a1b2c3")
         .withKernelVersion("4.18.0-553.el8_10.x86_64")
         .withContainerRuntimeVersion("containerd://1.7.23")
+        .withOperatingSystem("linux")
+        .withArchitecture("amd64")
         .endNodeInfo()
         .endStatus()
         .build();

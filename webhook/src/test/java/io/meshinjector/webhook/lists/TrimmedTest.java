@@ -35,11 +35,14 @@ class TrimmedTest {
             .withEffect("NoSchedule")
             .endTaint()
             .withPodCIDR("10.0.0.0/24")
+            .withPodCIDRs("10.0.0.0/24", "fd00::/64")
+            .withProviderID("aws:///eu-west-1a/i-0abc")
             .endSpec()
             .withNewStatus()
             .withNewNodeInfo()
             .withOsImage(ClusterFixtures.RHEL)
             .withKubeletVersion("v1.31.4")
+            .withOperatingSystem("linux")
             .withKernelVersion("4.18.0")
             .endNodeInfo()
             .addNewCondition()
@@ -70,7 +73,11 @@ class TrimmedTest {
     assertThat(trimmed.getStatus().getImages()).isEmpty();
     assertThat(trimmed.getStatus().getConditions()).isEmpty();
     assertThat(trimmed.getStatus().getNodeInfo().getKernelVersion()).isNull();
-    assertThat(trimmed.getSpec().getPodCIDR()).isNull();
+    assertThat(trimmed.getSpec().getProviderID()).isNull();
+    // what the decision reads of the node's OS and pod ranges (issue 50)
+    assertThat(trimmed.getStatus().getNodeInfo().getOperatingSystem()).isEqualTo("linux");
+    assertThat(trimmed.getSpec().getPodCIDR()).isEqualTo("10.0.0.0/24");
+    assertThat(trimmed.getSpec().getPodCIDRs()).containsExactly("10.0.0.0/24", "fd00::/64");
   }
 
   /** Values decoded separately for each node end up as one instance held by all of them. */
@@ -78,13 +85,15 @@ class TrimmedTest {
   void nodesOfOnePoolShareTheirLabelValues() {
     String zoneA = new String("eu-west-1a".toCharArray());
     String zoneB = new String("eu-west-1a".toCharArray());
-    Node a = Trimmed.node(withLabel(fullNode(), "topology.kubernetes.io/zone", zoneA));
-    Node b = Trimmed.node(withLabel(fullNode(), "topology.kubernetes.io/zone", zoneB));
+    Node a = Trimmed.node(withOs(withLabel(fullNode(), "topology.kubernetes.io/zone", zoneA)));
+    Node b = Trimmed.node(withOs(withLabel(fullNode(), "topology.kubernetes.io/zone", zoneB)));
 
     assertThat(a.getMetadata().getLabels().get("topology.kubernetes.io/zone"))
         .isSameAs(b.getMetadata().getLabels().get("topology.kubernetes.io/zone"));
     assertThat(a.getStatus().getNodeInfo().getOsImage())
         .isSameAs(b.getStatus().getNodeInfo().getOsImage());
+    assertThat(a.getStatus().getNodeInfo().getOperatingSystem())
+        .isSameAs(b.getStatus().getNodeInfo().getOperatingSystem());
     assertThat(a.getMetadata().getLabels())
         .as("immutable: nothing may edit the cache in place")
         .isUnmodifiable();
@@ -105,6 +114,12 @@ class TrimmedTest {
     node.getMetadata().getLabels().put("pool", null);
 
     assertThat(Trimmed.node(node).getMetadata().getLabels()).containsEntry("pool", "");
+  }
+
+  /** The OS as decoding gives it, a string of each node's own. */
+  private static Node withOs(Node node) {
+    node.getStatus().getNodeInfo().setOperatingSystem(new String("linux".toCharArray()));
+    return node;
   }
 
   private static Node withLabel(Node node, String key, String value) {
