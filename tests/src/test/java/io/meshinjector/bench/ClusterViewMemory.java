@@ -25,6 +25,11 @@ import org.openjdk.jol.info.GraphLayout;
  * index is then built. Measured with JOL's object-graph walk, not timed. Every string is a fresh
  * instance, as JSON decoding makes them, so that sharing does not flatter the figure.
  *
+ * <p>Measured for each shape of pod CIDRs named in the second argument (all three by default):
+ * {@code none}, as EKS's VPC CNI leaves {@code spec.podCIDRs}; {@code ipv4}, a /24 per node as the
+ * node IPAM controller gives it; {@code dual}, that and a /64. For each it prints the informer's
+ * store ({@link CompactNodeStore}) alone and the store with the view, per node.
+ *
  * <p>Run: {@code ./mvnw -B -q -o -pl tests -am test-compile} then {@code java -cp "$(cat
  * tests/target/bench.classpath):tests/target/test-classes:..."
  * io.meshinjector.bench.ClusterViewMemory} (docs/benchmarks.md has the exact command).
@@ -34,9 +39,17 @@ public final class ClusterViewMemory {
 
   public static void main(String[] args) {
     int count = args.length > 0 ? Integer.parseInt(args[0]) : 5000;
+    String[] shapes = args.length > 1 ? args[1].split(",") : new String[] {"none", "ipv4", "dual"};
+    System.out.printf("nodes: %d%n", count);
+    for (String shape : shapes) {
+      measure(count, shape);
+    }
+  }
+
+  private static void measure(int count, String cidrs) {
     List<Node> full = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
-      full.add(realisticNode(i));
+      full.add(withPodCidrs(realisticNode(i), i, cidrs));
     }
     CompactNodeStore cache = new CompactNodeStore();
     InMemoryClusterView view =
@@ -53,18 +66,42 @@ public final class ClusterViewMemory {
     }
 
     long fullBytes = GraphLayout.parseInstance(full).totalSize();
+    long storeBytes = GraphLayout.parseInstance(cache).totalSize();
     long heldBytes = GraphLayout.parseInstance(cache, view).totalSize();
     System.out.printf(
-        "nodes: %d%n"
-            + "as received (50 images each):   %,d bytes (%.1f MiB, %,d B/node)%n"
-            + "held (informer cache + view):   %,d bytes (%.1f MiB, %,d B/node)%n",
-        count,
+        "pod CIDRs: %s%n"
+            + "  as received (50 images each):   %,d bytes (%.1f MiB, %,d B/node)%n"
+            + "  informer cache alone:           %,d bytes (%.1f MiB, %,d B/node)%n"
+            + "  held (informer cache + view):   %,d bytes (%.1f MiB, %,d B/node)%n",
+        cidrs,
         fullBytes,
         fullBytes / 1048576.0,
         fullBytes / count,
+        storeBytes,
+        storeBytes / 1048576.0,
+        storeBytes / count,
         heldBytes,
         heldBytes / 1048576.0,
         heldBytes / count);
+  }
+
+  /**
+   * Node {@code i} with pod CIDRs of the shape named, as the API server returns them ({@code
+   * podCIDR} the first of {@code podCIDRs}), each a string of its own.
+   */
+  private static Node withPodCidrs(Node node, int i, String shape) {
+    String v4 = s("10." + i / 256 % 256 + "." + i % 256 + ".0/24");
+    String v6 = s("fd00:10:244:" + Integer.toHexString(i % 65536 + 1) + "::/64");
+    List<String> cidrs =
+        switch (shape) {
+          case "none" -> List.of();
+          case "ipv4" -> List.of(v4);
+          case "dual" -> List.of(v4, v6);
+          default -> throw new IllegalArgumentException("pod CIDRs: none, ipv4 or dual: " + shape);
+        };
+    node.getSpec().setPodCIDRs(new ArrayList<>(cidrs));
+    node.getSpec().setPodCIDR(cidrs.isEmpty() ? null : s(cidrs.get(0)));
+    return node;
   }
 
   /** A fresh copy, as each decoded object has its own strings. */

@@ -33,10 +33,11 @@ import org.openjdk.jmh.infra.Blackhole;
 /**
  * Reading the first list of Nodes as serve does, from a body already in memory (no network, no API
  * server): {@code nodes} EKS-shaped Nodes ({@link RealisticNodes}, plus the two managedFields
- * entries an API server adds and the four conditions a kubelet reports) into the trimmed Nodes the
- * informer stores. {@code protobuf}: the encoding serve asks for ({@code ProtobufList}); {@code
- * json}: the same list in JSON ({@code TrimmedNodeReader}), for comparison. Time per list; with
- * {@code -prof gc}, {@code gc.alloc.rate.norm} is the bytes allocated per list.
+ * entries an API server adds, the four conditions a kubelet reports and pod CIDRs, IPv4 on even
+ * nodes and dual-stack on odd ones) into the trimmed Nodes the informer stores. {@code protobuf}:
+ * the encoding serve asks for ({@code ProtobufList}); {@code json}: the same list in JSON ({@code
+ * TrimmedNodeReader}), for comparison. Time per list; with {@code -prof gc}, {@code
+ * gc.alloc.rate.norm} is the bytes allocated per list.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -53,16 +54,12 @@ public class NodeListBenchmark {
 
   @Setup
   public void setUp() throws IOException {
-    KubernetesSerialization serialization = new KubernetesSerialization();
-    List<Node> items = new ArrayList<>(nodes);
-    for (int i = 0; i < nodes; i++) {
-      items.add(asListed(RealisticNodes.node(i), i, serialization));
-    }
+    List<Node> items = listed(nodes);
     NodeList list =
         new NodeListBuilder().withNewMetadata().withResourceVersion("4242").endMetadata().build();
     list.setItems(items);
     protobuf = NodeListProtobuf.envelope("4242", items);
-    json = serialization.asJson(list).getBytes(StandardCharsets.UTF_8);
+    json = new KubernetesSerialization().asJson(list).getBytes(StandardCharsets.UTF_8);
     List<Node> fromProtobuf = new ArrayList<>(nodes);
     List<Node> fromJson = new ArrayList<>(nodes);
     NodeListReading.protobuf(new ByteArrayInputStream(protobuf), fromProtobuf::add);
@@ -84,8 +81,32 @@ public class NodeListBenchmark {
     return NodeListReading.json(new ByteArrayInputStream(json), each::consume);
   }
 
+  /** The benchmark's {@code nodes} Nodes, as a list returns them. */
+  static List<Node> listed(int nodes) {
+    KubernetesSerialization serialization = new KubernetesSerialization();
+    List<Node> items = new ArrayList<>(nodes);
+    for (int i = 0; i < nodes; i++) {
+      items.add(asListed(RealisticNodes.node(i), i, serialization));
+    }
+    return items;
+  }
+
+  /**
+   * Node {@code i}'s pod CIDRs as the node IPAM controller gives them: a /24 of 10.0.0.0/8, and on
+   * odd nodes a /64 of fd00:10:244::/48 after it.
+   */
+  static List<String> podCidrs(int i) {
+    String v4 = "10." + i / 256 % 256 + "." + i % 256 + ".0/24";
+    return i % 2 == 0
+        ? List.of(v4)
+        : List.of(v4, "fd00:10:244:" + Integer.toHexString(i % 65536) + "::/64");
+  }
+
   /** The Node as a list returns it: with what the API server and a kubelet add to it. */
   private static Node asListed(Node node, int i, KubernetesSerialization serialization) {
+    // what kube-controller-manager's IPAM sets: podCIDR is the first of podCIDRs
+    node.getSpec().setPodCIDRs(podCidrs(i));
+    node.getSpec().setPodCIDR(podCidrs(i).get(0));
     var meta = node.getMetadata();
     meta.setUid(String.format("%08x-0000-4000-8000-%012x", i, (long) i * 7919));
     meta.setResourceVersion(Integer.toString(1000 + i));

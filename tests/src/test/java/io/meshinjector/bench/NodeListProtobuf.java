@@ -94,6 +94,10 @@ final class NodeListProtobuf {
     return meta;
   }
 
+  /**
+   * NodeSpec: podCIDR 1, externalID 2, providerID 3, unschedulable 4, taints 5, podCIDRs 7 (a field
+   * per CIDR; configSource 6, a nil pointer here, is left out as Go leaves it out).
+   */
   private static Message spec(NodeSpec s) {
     Message spec =
         new Message()
@@ -108,6 +112,9 @@ final class NodeListProtobuf {
         taint.message(4, time(t.getTimeAdded()));
       }
       spec.message(5, taint);
+    }
+    if (s.getPodCIDRs() != null) {
+      s.getPodCIDRs().forEach(cidr -> spec.string(7, cidr));
     }
     return spec;
   }
