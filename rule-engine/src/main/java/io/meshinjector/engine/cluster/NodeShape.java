@@ -92,14 +92,6 @@ public final class NodeShape {
     return taints;
   }
 
-  String osImage() {
-    return osImage;
-  }
-
-  String kubeletVersion() {
-    return kubeletVersion;
-  }
-
   /** What the resolver reads of a node of this shape called {@code name}. */
   CapabilityResolver.NodeDescription description(String name) {
     return new CapabilityResolver.NodeDescription(
