@@ -54,6 +54,8 @@ class NodeMatrixIT {
         "win-1",
         FakeNodes.Shape.of("Windows Server 2022 Datacenter", FakeNodes.KUBELET, Map.of())
             .withOperatingSystem("windows"));
+    // the chart installs the NodeCapability CRD; the probe's reports come after it
+    serve = ServedRelease.install(PLANE, "mi", NS, Duration.ofSeconds(30)).serve();
     Instant now = Instant.now();
     NodeCapabilities.report(
         admin,
@@ -73,7 +75,6 @@ class NodeMatrixIT {
             Verdict.AVAILABLE,
             CapabilityKey.IP6TABLES_NFT,
             Verdict.UNAVAILABLE));
-    serve = ServedRelease.install(PLANE, "mi", NS, Duration.ofSeconds(30)).serve();
     Await.until(
         "the published verdicts of the dual-stack and Windows nodes",
         Duration.ofSeconds(30),
