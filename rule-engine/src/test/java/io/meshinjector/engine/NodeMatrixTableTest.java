@@ -8,6 +8,7 @@ import static io.meshinjector.engine.testing.K8s.pod;
 import static io.meshinjector.engine.testing.K8s.podCidrs;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -117,6 +118,14 @@ class NodeMatrixTableTest {
     Node dual2 = podCidrs(node("dual-2", RHEL8, "v1.31.0"), V4, "fd00:10:244:2::/64");
     Node v4only = podCidrs(node("v4-1", RHEL8, "v1.31.0"), V4);
     Node unknown = node("unset-1", RHEL8, "v1.31.0");
+    // two dual-stack nodes; the IPv6 redirect works on the first only
+    HasMetadata[] ipv6WorksOnOne = {
+      SHOP,
+      dual,
+      dual2,
+      probe("dual-1", "available", "available"),
+      probe("dual-2", "available", "unavailable")
+    };
     return Stream.of(
         Scenario.of("ipv6: a dual-stack candidate, ip6tables-nft unknown (assumed)")
             .cluster(SHOP, dual)
@@ -160,12 +169,7 @@ class NodeMatrixTableTest {
                 "the pods have IPv6 (ipv6-pods present",
                 "load nf_tables with IPv6 nat (nft_chain_nat) too"),
         Scenario.of("ipv6: dual-stack, the IPv6 redirect fails on one node, constrain")
-            .cluster(
-                SHOP,
-                dual,
-                dual2,
-                probe("dual-1", "available", "available"),
-                probe("dual-2", "available", "unavailable"))
+            .cluster(ipv6WorksOnOne)
             .pod(pod("shop"))
             .injects("init/nft native-sidecar await")
             .ipv6(true)
@@ -174,12 +178,7 @@ class NodeMatrixTableTest {
                     + " capability.mesh-injector.io/ip6tables-nft In [available, unknown]")
             .warning("pod constrained to the 1 of 2 candidate nodes where init/nft works"),
         Scenario.of("ipv6: dual-stack, the IPv6 redirect fails on one node, mixedNodes reject")
-            .cluster(
-                SHOP,
-                dual,
-                dual2,
-                probe("dual-1", "available", "available"),
-                probe("dual-2", "available", "unavailable"))
+            .cluster(ipv6WorksOnOne)
             .config("policy: {mixedNodes: reject}")
             .pod(pod("shop"))
             .refuses("mixed-nodes")

@@ -197,14 +197,7 @@ public final class ActiveCheck {
   public static Result read(String binary, int exitStatus, String stdout, String stderr) {
     String err = firstLines(stderr);
     if (!stdout.contains(IN_NAMESPACE)) {
-      // the isolating command (unshare) failed before the script started
-      return new NotRun(
-          "could not make a network namespace to try "
-              + binary
-              + " in (exit status "
-              + exitStatus
-              + (err.isEmpty() ? "" : ": " + err)
-              + ")");
+      return noNamespace(binary, exitStatus, err);
     }
     if (exitStatus == 0) {
       if (stdout.lines().map(String::strip).anyMatch(RULE::equals)) {
@@ -242,18 +235,23 @@ public final class ActiveCheck {
     return new Failed(step + " failed: " + (err.isEmpty() ? "no error message" : err));
   }
 
+  /** The isolating command (unshare) failed before the script started: nothing was tried. */
+  private static Result noNamespace(String binary, int exitStatus, String err) {
+    return new NotRun(
+        "could not make a network namespace to try "
+            + binary
+            + " in (exit status "
+            + exitStatus
+            + (err.isEmpty() ? "" : ": " + err)
+            + ")");
+  }
+
   /** Reads one run of {@link #NFT_SCRIPT}, as {@link #read} does for iptables. */
   public static Result readNft(int exitStatus, String stdout, String stderr) {
     String binary = "nft";
     String err = firstLines(stderr);
     if (!stdout.contains(IN_NAMESPACE)) {
-      return new NotRun(
-          "could not make a network namespace to try "
-              + binary
-              + " in (exit status "
-              + exitStatus
-              + (err.isEmpty() ? "" : ": " + err)
-              + ")");
+      return noNamespace(binary, exitStatus, err);
     }
     String table = "inet " + NFT_TABLE;
     if (exitStatus == 0) {
