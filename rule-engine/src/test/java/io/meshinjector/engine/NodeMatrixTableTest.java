@@ -1,5 +1,6 @@
 package io.meshinjector.engine;
 
+import static io.meshinjector.engine.testing.K8s.CENTOS7;
 import static io.meshinjector.engine.testing.K8s.RHEL8;
 import static io.meshinjector.engine.testing.K8s.enabled;
 import static io.meshinjector.engine.testing.K8s.node;
@@ -196,6 +197,34 @@ class NodeMatrixTableTest {
             .constraint(
                 "capability.mesh-injector.io/iptables-nft In [available, unknown],"
                     + " capability.mesh-injector.io/ip6tables-nft In [available, unknown]"),
+        // CentOS 7: legacy only; its IPv6 half is ip6tables-legacy
+        Scenario.of("ipv6: legacy, ip6tables-legacy works")
+            .cluster(
+                SHOP,
+                podCidrs(node("c7-1", CENTOS7, "v1.31.0"), V4, V6),
+                K8s.probe(
+                    "c7-1",
+                    Scenario.NOW.minusSeconds(60),
+                    Map.of("ip6tables-legacy", "available"),
+                    Map.of()))
+            .pod(pod("shop"))
+            .injects("init/legacy native-sidecar await")
+            .ipv6(true)
+            .constraint(null),
+        Scenario.of("ipv6: legacy, ip6tables-legacy fails")
+            .cluster(
+                SHOP,
+                podCidrs(node("c7-1", CENTOS7, "v1.31.0"), V4, V6),
+                K8s.probe(
+                    "c7-1",
+                    Scenario.NOW.minusSeconds(60),
+                    Map.of("ip6tables-legacy", "unavailable"),
+                    Map.of()))
+            .pod(pod("shop"))
+            .refuses("no-viable-path")
+            .reason(
+                "init/legacy (ip6tables-legacy unavailable (probe:",
+                "load ip6_tables and ip6table_nat too (nodePrep.extraModules)"),
         Scenario.of("ipv6: the cni path leaves IPv6 to the plugin")
             .cluster(SHOP, dual, probe("dual-1", "unavailable", "unavailable"))
             .cniReady("dual-1")
