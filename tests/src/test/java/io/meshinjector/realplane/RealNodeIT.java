@@ -575,26 +575,40 @@ class RealNodeIT {
    * What iptables really does on this kernel, as the mesh's init container would try it: a nat
    * chain with a REDIRECT rule in a new network namespace, read back.
    */
-  static String whatIptablesDoes(String backend) {
+  /**
+   * What {@code binary} (iptables-legacy, ip6tables-nft, ...) does here in a new network namespace:
+   * a nat chain with a REDIRECT rule, read back.
+   */
+  static String whatIptablesDoes(String binary) {
+    return whatRuns(
+        binary
+            + " -w 5 -t nat -N RN_CHECK && "
+            + binary
+            + " -w 5 -t nat -A RN_CHECK -p tcp -j REDIRECT --to-ports 4143 && "
+            + binary
+            + "-save -t nat",
+        "REDIRECT");
+  }
+
+  /**
+   * What nft does here in a new network namespace: an inet nat table with a redirect, read back.
+   */
+  static String whatNftDoes() {
+    return whatRuns(
+        "nft add table inet rn_check && nft 'add chain inet rn_check prerouting { type nat hook"
+            + " prerouting priority -100; }' && nft add rule inet rn_check prerouting tcp dport 80"
+            + " redirect to :4143 && nft list table inet rn_check",
+        "redirect");
+  }
+
+  private static String whatRuns(String script, String readBack) {
     ProcessBuilder pb =
-        new ProcessBuilder(
-                "unshare",
-                "--net",
-                "sh",
-                "-c",
-                "iptables-"
-                    + backend
-                    + " -w 5 -t nat -N RN_CHECK && iptables-"
-                    + backend
-                    + " -w 5 -t nat -A RN_CHECK -p tcp -j REDIRECT --to-ports 4143 && iptables-"
-                    + backend
-                    + "-save -t nat")
-            .redirectErrorStream(true);
+        new ProcessBuilder("unshare", "--net", "sh", "-c", script).redirectErrorStream(true);
     try {
       Process p = pb.start();
       String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       p.waitFor();
-      return p.exitValue() == 0 && out.contains("REDIRECT") ? "available" : "unavailable";
+      return p.exitValue() == 0 && out.contains(readBack) ? "available" : "unavailable";
     } catch (java.io.IOException e) {
       return "unknown (" + e + ")";
     } catch (InterruptedException e) {
@@ -654,17 +668,28 @@ class RealNodeIT {
         () -> {
           Map<String, Object> status = capabilityStatus();
           return java.time.Instant.parse(String.valueOf(status.get("observedAt"))).isAfter(switched)
-              && "active".equals(part(status, "sources").get("iptables-nft"))
-              && "active".equals(part(status, "sources").get("iptables-legacy"));
+              && ACTIVE_KEYS.stream()
+                  .allMatch(k -> "active".equals(part(status, "sources").get(k)));
         },
         () -> capabilityStatus() + diagnosis());
     Map<String, String> active = part(capabilityStatus(), "capabilities");
-    String legacy = whatIptablesDoes("legacy");
-    String nft = whatIptablesDoes("nft");
+    String legacy = whatIptablesDoes("iptables-legacy");
+    String nft = whatIptablesDoes("iptables-nft");
+    // the IPv6 nat table in each backend, and nft's own inet table: what istio-init's
+    // --native-nftables and an IPv6 redirect program
+    String legacy6 = whatIptablesDoes("ip6tables-legacy");
+    String nft6 = whatIptablesDoes("ip6tables-nft");
+    String nftables = whatNftDoes();
     System.out.printf(
-        "RealNodeIT: the probe on %s, active check on: %s; iptables here: legacy %s, nft %s%n",
-        RealNode.NAME, active, legacy, nft);
-    assertThat(active).containsEntry("iptables-legacy", legacy).containsEntry("iptables-nft", nft);
+        "RealNodeIT: the probe on %s, active check on: %s; here: iptables-legacy %s, iptables-nft"
+            + " %s, ip6tables-legacy %s, ip6tables-nft %s, nft inet %s%n",
+        RealNode.NAME, active, legacy, nft, legacy6, nft6, nftables);
+    assertThat(active)
+        .containsEntry("iptables-legacy", legacy)
+        .containsEntry("iptables-nft", nft)
+        .containsEntry("ip6tables-legacy", legacy6)
+        .containsEntry("ip6tables-nft", nft6)
+        .containsEntry("nftables", nftables);
     // the files agree with the check where they know the kernel (its own config here)
     if (!passive.get("iptables-nft").equals("unknown")) {
       assertThat(passive.get("iptables-nft")).isEqualTo(nft);
@@ -673,6 +698,10 @@ class RealNodeIT {
       assertThat(passive.get("iptables-legacy")).isEqualTo(legacy);
     }
   }
+
+  /** The keys the probe's active check decides: both families in each backend, and nft's own. */
+  static final List<String> ACTIVE_KEYS =
+      List.of("iptables-legacy", "iptables-nft", "ip6tables-legacy", "ip6tables-nft", "nftables");
 
   static final String APP_IMAGE = "registry.example/app:1.0";
 
