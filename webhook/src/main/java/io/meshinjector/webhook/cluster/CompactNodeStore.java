@@ -19,11 +19,11 @@ import java.util.stream.Stream;
 
 /**
  * The Node informer's cache, holding each Node as its resourceVersion, its pod CIDRs ({@link
- * PodCidrs}: each node's own, packed) and a {@link Template} shared with every node of the same
- * pool (the rest of what {@link Trimmed#node} keeps, labels with the node's own name taken out), in
- * about 70 bytes a node beside its name (and 16 to 32 more for a node that has pod CIDRs) instead
- * of about 1,200 for a trimmed Node object. {@link #get} and {@link #values} make the trimmed Node
- * again, so the informer and the label publisher read what they read before.
+ * PackedPodCidrs}: each node's own, packed) and a {@link Template} shared with every node of the
+ * same pool (the rest of what {@link Trimmed#node} keeps, labels with the node's own name taken
+ * out), in about 70 bytes a node beside its name (and 16 to 32 more for a node that has pod CIDRs)
+ * instead of about 1,200 for a trimmed Node object. {@link #get} and {@link #values} make the
+ * trimmed Node again, so the informer and the label publisher read what they read before.
  *
  * <p>{@link #values} is the exception: its Nodes carry their name and resourceVersion only. Its one
  * reader is fabric8's end of a list ({@code ProcessorStore.syncList}, through {@code
@@ -63,8 +63,8 @@ public final class CompactNodeStore implements ItemStore<Node>, StreamedLister.P
   /**
    * A node: its resourceVersion as a number (-1 when it is not one written plainly), its pool, and
    * in {@code own} the rest that is its own alone: null when there is none, the resourceVersion's
-   * text when it is not a number, the pod CIDRs as {@link PodCidrs#pack} keeps them (a {@code
-   * byte[]} or a {@link PodCidrs.Text}), or {@link Own} for both.
+   * text when it is not a number, the pod CIDRs as {@link PackedPodCidrs#pack} keeps them (a {@code
+   * byte[]} or a {@link PackedPodCidrs.Text}), or {@link Own} for both.
    *
    * <p>One field for both rather than a field each: the API server's resourceVersions are numbers,
    * so the text is almost never there, and a fourth field would cost every node 8 bytes under the
@@ -198,7 +198,7 @@ public final class CompactNodeStore implements ItemStore<Node>, StreamedLister.P
     Template t = intern(parts.template(labels, taints), prune);
     long version = number(parts.resourceVersion());
     // a Node without a spec has no CIDRs to keep: the node made again has no spec to hold them
-    Object cidrs = t.spec() ? PodCidrs.pack(parts.podCIDR(), parts.podCIDRs()) : null;
+    Object cidrs = t.spec() ? PackedPodCidrs.pack(parts.podCIDR(), parts.podCIDRs()) : null;
     String text = version < 0 ? parts.resourceVersion() : null;
     Object own = text == null ? cidrs : cidrs == null ? text : new Own(text, cidrs);
     return new Kept(version, t, own);
@@ -291,7 +291,7 @@ public final class CompactNodeStore implements ItemStore<Node>, StreamedLister.P
         version(kept),
         labels,
         taints,
-        PodCidrs.podCIDR(kept.podCidrs()),
-        PodCidrs.podCIDRs(kept.podCidrs()));
+        PackedPodCidrs.podCIDR(kept.podCidrs()),
+        PackedPodCidrs.podCIDRs(kept.podCidrs()));
   }
 }

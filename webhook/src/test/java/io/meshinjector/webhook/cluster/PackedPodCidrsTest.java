@@ -13,7 +13,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * A node's pod CIDRs as the store packs them: the API server's spellings in a few bytes each, any
  * other spelling as its text, and every one of them read back as exactly what it was.
  */
-class PodCidrsTest {
+class PackedPodCidrsTest {
 
   /** The spellings the API server writes (Go's), and how many bytes each packs into. */
   @ParameterizedTest
@@ -33,11 +33,11 @@ class PodCidrsTest {
     "fd00::1:0:0:2:0/127, 17",
   })
   void theApiServersSpellingPacksIntoItsBytesAndReadsBackAsItWas(String cidr, int bytes) {
-    Object packed = PodCidrs.pack(cidr, List.of(cidr));
+    Object packed = PackedPodCidrs.pack(cidr, List.of(cidr));
 
     assertThat(packed).isInstanceOfSatisfying(byte[].class, b -> assertThat(b).hasSize(bytes));
-    assertThat(PodCidrs.podCIDR(packed)).isEqualTo(cidr);
-    assertThat(PodCidrs.podCIDRs(packed)).containsExactly(cidr);
+    assertThat(PackedPodCidrs.podCIDR(packed)).isEqualTo(cidr);
+    assertThat(PackedPodCidrs.podCIDRs(packed)).containsExactly(cidr);
   }
 
   @ParameterizedTest
@@ -53,11 +53,11 @@ class PodCidrsTest {
       String podCIDR, String podCIDRs, int bytes) {
     List<String> list = podCIDRs.isEmpty() ? List.of() : List.of(podCIDRs.split("\\|"));
 
-    Object packed = PodCidrs.pack(podCIDR, list);
+    Object packed = PackedPodCidrs.pack(podCIDR, list);
 
     assertThat(packed).isInstanceOfSatisfying(byte[].class, b -> assertThat(b).hasSize(bytes));
-    assertThat(PodCidrs.podCIDR(packed)).isEqualTo(podCIDR);
-    assertThat(PodCidrs.podCIDRs(packed)).isEqualTo(list);
+    assertThat(PackedPodCidrs.podCIDR(packed)).isEqualTo(podCIDR);
+    assertThat(PackedPodCidrs.podCIDRs(packed)).isEqualTo(list);
   }
 
   /**
@@ -85,39 +85,40 @@ class PodCidrsTest {
         "",
       })
   void anyOtherSpellingIsKeptAsItsText(String cidr) {
-    Object packed = PodCidrs.pack(cidr, List.of(cidr));
+    Object packed = PackedPodCidrs.pack(cidr, List.of(cidr));
 
-    assertThat(packed).isInstanceOf(PodCidrs.Text.class);
-    assertThat(PodCidrs.podCIDR(packed)).isEqualTo(cidr);
-    assertThat(PodCidrs.podCIDRs(packed)).containsExactly(cidr);
+    assertThat(packed).isInstanceOf(PackedPodCidrs.Text.class);
+    assertThat(PackedPodCidrs.podCIDR(packed)).isEqualTo(cidr);
+    assertThat(PackedPodCidrs.podCIDRs(packed)).containsExactly(cidr);
   }
 
   @org.junit.jupiter.api.Test
   void noneIsNothingAndWhatCannotBePackedIsKeptAsGiven() {
     List<String> withNull = Arrays.asList("10.244.3.0/24", null);
 
-    assertThat(PodCidrs.pack(null, List.of())).isNull();
-    assertThat(PodCidrs.podCIDR(null)).isNull();
-    assertThat(PodCidrs.podCIDRs(null)).isEmpty();
+    assertThat(PackedPodCidrs.pack(null, List.of())).isNull();
+    assertThat(PackedPodCidrs.podCIDR(null)).isNull();
+    assertThat(PackedPodCidrs.podCIDRs(null)).isEmpty();
     // an explicit null list, a null entry, a podCIDR that is not the first of podCIDRs
-    assertThat(PodCidrs.podCIDRs(PodCidrs.pack(null, null))).isNull();
-    assertThat(PodCidrs.podCIDRs(PodCidrs.pack("10.244.3.0/24", withNull))).isEqualTo(withNull);
-    Object other = PodCidrs.pack("10.9.0.0/24", List.of("10.244.3.0/24"));
-    assertThat(PodCidrs.podCIDR(other)).isEqualTo("10.9.0.0/24");
-    assertThat(PodCidrs.podCIDRs(other)).containsExactly("10.244.3.0/24");
+    assertThat(PackedPodCidrs.podCIDRs(PackedPodCidrs.pack(null, null))).isNull();
+    assertThat(PackedPodCidrs.podCIDRs(PackedPodCidrs.pack("10.244.3.0/24", withNull)))
+        .isEqualTo(withNull);
+    Object other = PackedPodCidrs.pack("10.9.0.0/24", List.of("10.244.3.0/24"));
+    assertThat(PackedPodCidrs.podCIDR(other)).isEqualTo("10.9.0.0/24");
+    assertThat(PackedPodCidrs.podCIDRs(other)).containsExactly("10.244.3.0/24");
   }
 
   @org.junit.jupiter.api.Test
   void eachReadGivesAListOfItsOwn() {
     List<String> given = new ArrayList<>(List.of("10.244.3.0/24", "FD00::/64"));
-    Object packed = PodCidrs.pack(null, List.of("10.244.3.0/24"));
-    Object text = PodCidrs.pack("10.244.3.0/24", given);
+    Object packed = PackedPodCidrs.pack(null, List.of("10.244.3.0/24"));
+    Object text = PackedPodCidrs.pack("10.244.3.0/24", given);
     given.add("10.1.0.0/16");
 
-    PodCidrs.podCIDRs(packed).add("10.2.0.0/16");
-    PodCidrs.podCIDRs(text).add("10.2.0.0/16");
+    PackedPodCidrs.podCIDRs(packed).add("10.2.0.0/16");
+    PackedPodCidrs.podCIDRs(text).add("10.2.0.0/16");
 
-    assertThat(PodCidrs.podCIDRs(packed)).containsExactly("10.244.3.0/24");
-    assertThat(PodCidrs.podCIDRs(text)).containsExactly("10.244.3.0/24", "FD00::/64");
+    assertThat(PackedPodCidrs.podCIDRs(packed)).containsExactly("10.244.3.0/24");
+    assertThat(PackedPodCidrs.podCIDRs(text)).containsExactly("10.244.3.0/24", "FD00::/64");
   }
 }

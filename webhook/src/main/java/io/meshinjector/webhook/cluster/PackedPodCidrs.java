@@ -26,8 +26,8 @@ import java.util.List;
  *       CIDR, an IPv6 address written out in full, host bits set), and those read back as written.
  * </ul>
  */
-final class PodCidrs {
-  private PodCidrs() {}
+final class PackedPodCidrs {
+  private PackedPodCidrs() {}
 
   /**
    * A first byte that is no CIDR's: the one CIDR written is {@code podCIDR}, {@code podCIDRs} is
