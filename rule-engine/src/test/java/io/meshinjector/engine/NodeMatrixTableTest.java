@@ -119,6 +119,7 @@ class NodeMatrixTableTest {
     Node dual2 = podCidrs(node("dual-2", RHEL8, "v1.31.0"), V4, "fd00:10:244:2::/64");
     Node v4only = podCidrs(node("v4-1", RHEL8, "v1.31.0"), V4);
     Node unknown = node("unset-1", RHEL8, "v1.31.0");
+    Node centos7DualStack = podCidrs(node("c7-1", CENTOS7, "v1.31.0"), V4, V6);
     // two dual-stack nodes; the IPv6 redirect works on the first only
     HasMetadata[] ipv6WorksOnOne = {
       SHOP,
@@ -200,26 +201,14 @@ class NodeMatrixTableTest {
         // CentOS 7: legacy only; its IPv6 half is ip6tables-legacy
         Scenario.of("ipv6: legacy, ip6tables-legacy works")
             .cluster(
-                SHOP,
-                podCidrs(node("c7-1", CENTOS7, "v1.31.0"), V4, V6),
-                K8s.probe(
-                    "c7-1",
-                    Scenario.NOW.minusSeconds(60),
-                    Map.of("ip6tables-legacy", "available"),
-                    Map.of()))
+                SHOP, centos7DualStack, reported("c7-1", Map.of("ip6tables-legacy", "available")))
             .pod(pod("shop"))
             .injects("init/legacy native-sidecar await")
             .ipv6(true)
             .constraint(null),
         Scenario.of("ipv6: legacy, ip6tables-legacy fails")
             .cluster(
-                SHOP,
-                podCidrs(node("c7-1", CENTOS7, "v1.31.0"), V4, V6),
-                K8s.probe(
-                    "c7-1",
-                    Scenario.NOW.minusSeconds(60),
-                    Map.of("ip6tables-legacy", "unavailable"),
-                    Map.of()))
+                SHOP, centos7DualStack, reported("c7-1", Map.of("ip6tables-legacy", "unavailable")))
             .pod(pod("shop"))
             .refuses("no-viable-path")
             .reason(
@@ -284,18 +273,15 @@ class NodeMatrixTableTest {
   }
 
   private static GenericKubernetesResource probe(String node, String nft, String ip6nft) {
-    return K8s.probe(
-        node,
-        Scenario.NOW.minusSeconds(60),
-        Map.of("iptables-nft", nft, "ip6tables-nft", ip6nft),
-        Map.of());
+    return reported(node, Map.of("iptables-nft", nft, "ip6tables-nft", ip6nft));
   }
 
   private static GenericKubernetesResource nftablesProbe(String node, String nftables) {
-    return K8s.probe(
-        node,
-        Scenario.NOW.minusSeconds(60),
-        Map.of("iptables-nft", "available", "nftables", nftables),
-        Map.of());
+    return reported(node, Map.of("iptables-nft", "available", "nftables", nftables));
+  }
+
+  /** {@code node}'s probe report of a minute ago, with these verdicts. */
+  private static GenericKubernetesResource reported(String node, Map<String, String> verdicts) {
+    return K8s.probe(node, Scenario.NOW.minusSeconds(60), verdicts, Map.of());
   }
 }

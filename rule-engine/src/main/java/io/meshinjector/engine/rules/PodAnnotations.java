@@ -68,16 +68,19 @@ public record PodAnnotations(
     return new PodAnnotations(redirect, iptablesMode, nativeSidecar, proxyAwait, by);
   }
 
+  /** The values of {@code iptables-mode} where the mesh has no native nftables mode. */
+  private static final List<String> MODES = List.of("auto", "legacy", "nft", "plain");
+
+  private static final List<String> MODES_WITH_NFTABLES =
+      List.of("auto", "legacy", "nft", "plain", "nftables");
+
   /**
    * @param mesh whose init container renders the mode: only Istio's has native nftables
    */
   public static PodAnnotations parse(Map<String, String> annotations, Mesh mesh) {
     Map<String, String> a = annotations == null ? Map.of() : annotations;
     String redirect = pick(a, Annotations.REDIRECT, "auto", List.of("auto", "init", "cni"));
-    List<String> modes =
-        mesh.nativeNftables()
-            ? List.of("auto", "legacy", "nft", "plain", "nftables")
-            : List.of("auto", "legacy", "nft", "plain");
+    List<String> modes = mesh.nativeNftables() ? MODES_WITH_NFTABLES : MODES;
     String asked = a.get(Annotations.IPTABLES_MODE);
     if (!mesh.nativeNftables() && asked != null && asked.trim().equals("nftables")) {
       throw new InvalidAnnotation(
