@@ -21,6 +21,7 @@ import io.fabric8.mockwebserver.ServerResponse;
 import io.meshinjector.webhook.MeshInjector;
 import io.meshinjector.webhook.server.ServerPorts;
 import io.meshinjector.webhook.support.ClusterFixtures;
+import io.meshinjector.webhook.support.NoDrain;
 import io.meshinjector.webhook.support.Reviews;
 import io.meshinjector.webhook.support.ServedContexts;
 import io.meshinjector.webhook.support.Tls;
@@ -110,7 +111,7 @@ class ServeClusterModeTest {
             .formatted(apiPort));
     System.setProperty("kubeconfig", kubeconfig.toString());
     Path config = tmp.resolve("config.yaml");
-    Files.writeString(config, "webhook:\n  cluster:\n    staleAfter: 1s\n");
+    NoDrain.config(config, "webhook:\n  cluster:\n    staleAfter: 1s\n");
     Path tls = tmp.resolve("tls");
     var cli = MeshInjector.commandLine();
     assertThat(

@@ -14,6 +14,7 @@ import io.meshinjector.webhook.MeshInjector;
 import io.meshinjector.webhook.admission.PodAdmission;
 import io.meshinjector.webhook.cluster.ClusterConnection;
 import io.meshinjector.webhook.support.Captured;
+import io.meshinjector.webhook.support.NoDrain;
 import io.meshinjector.webhook.support.Reviews;
 import io.meshinjector.webhook.support.ServedContexts;
 import io.meshinjector.webhook.support.ServedLimits;
@@ -23,7 +24,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -76,7 +76,7 @@ class AdmissionServerTest {
     Path tls = tmp.resolve("tls");
     // the config whose limits admission.AdmissionCasesTest answers under, in-process
     Path config = tmp.resolve("config.yaml");
-    Files.writeString(config, ServedLimits.CONFIG_YAML);
+    NoDrain.config(config, ServedLimits.CONFIG_YAML);
     var cli = MeshInjector.commandLine();
     // serve as it is, plus one configuration: a view that fails on a marked namespace
     SpringApplicationHook addFailingView =

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.meshinjector.webhook.MeshInjector;
+import io.meshinjector.webhook.support.NoDrain;
 import io.meshinjector.webhook.support.Reviews;
 import io.meshinjector.webhook.support.ServedContexts;
 import io.meshinjector.webhook.support.Tls;
@@ -38,6 +39,7 @@ class CorruptClusterServerTest {
             "--port=0",
             "--metrics-port=0",
             "--tls-dir=" + tls,
+            "--config=" + NoDrain.config(tls.resolveSibling("config.yaml"), ""),
             "--cluster="
                 + Path.of("src/test/resources/cluster/corrupt-nodecapabilities.yaml")
                     .toAbsolutePath());

@@ -6,13 +6,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.meshinjector.rfc6902.Parsson;
 import io.meshinjector.webhook.MeshInjector;
+import io.meshinjector.webhook.support.NoDrain;
 import io.meshinjector.webhook.support.Reviews;
 import io.meshinjector.webhook.support.ServedContexts;
 import io.meshinjector.webhook.support.Tls;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -54,7 +54,7 @@ class IstioServeTest {
   static Server start(String name, String configYaml) throws Exception {
     Path tls = tmp.resolve("tls-" + name);
     Path config = tmp.resolve("config-" + name + ".yaml");
-    Files.writeString(config, configYaml);
+    NoDrain.config(config, configYaml);
     var cli = MeshInjector.commandLine();
     int code =
         cli.execute(

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.meshinjector.rfc6902.Parsson;
 import io.meshinjector.webhook.MeshInjector;
 import io.meshinjector.webhook.support.Cli;
+import io.meshinjector.webhook.support.NoDrain;
 import io.meshinjector.webhook.support.Reviews;
 import io.meshinjector.webhook.support.ServedContexts;
 import io.meshinjector.webhook.support.Tls;
@@ -53,7 +54,12 @@ class LinkerdAnnotationsServeTest {
     var cli = MeshInjector.commandLine();
     int code =
         cli.execute(
-            "serve", "--port=0", "--metrics-port=0", "--tls-dir=" + tls, "--cluster=" + cluster);
+            "serve",
+            "--port=0",
+            "--metrics-port=0",
+            "--tls-dir=" + tls,
+            "--config=" + NoDrain.config(tls.resolveSibling("config.yaml"), ""),
+            "--cluster=" + cluster);
     assertThat(code).isZero();
     context = ServedContexts.last();
     mutate =

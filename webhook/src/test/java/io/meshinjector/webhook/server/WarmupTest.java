@@ -11,6 +11,7 @@ import io.meshinjector.webhook.cluster.ClusterFiles;
 import io.meshinjector.webhook.settings.WarmupSettings;
 import io.meshinjector.webhook.support.Captured;
 import io.meshinjector.webhook.support.InProcessEndpoint;
+import io.meshinjector.webhook.support.NoDrain;
 import io.meshinjector.webhook.support.Reviews;
 import io.meshinjector.webhook.support.ServedContexts;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -24,7 +25,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -93,7 +93,7 @@ class WarmupTest {
   void serveWarmsUpBeforeItIsReady(@TempDir Path tmp) throws Exception {
     Path config = tmp.resolve("config.yaml");
     // a time cap long enough that the count, not the clock, ends the warm-up on a busy machine
-    Files.writeString(config, "webhook:\n  warmup:\n    admissions: 40\n    maxDuration: 60s\n");
+    NoDrain.config(config, "webhook:\n  warmup:\n    admissions: 40\n    maxDuration: 60s\n");
     var cli = MeshInjector.commandLine();
     // the console appender writes to whatever System.out is; serve's logging set-up replaces any
     // appender a test attaches before it, and the line is logged before serve returns

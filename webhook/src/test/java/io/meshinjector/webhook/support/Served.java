@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.meshinjector.webhook.MeshInjector;
 import io.meshinjector.webhook.server.ServerPorts;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,7 +30,7 @@ public record Served(ConfigurableApplicationContext context, int https, int mana
   public static Served start(Path dir, String configYaml, Path... moreClusters) throws Exception {
     Path tls = dir.resolve("tls");
     Path config = dir.resolve("config.yaml");
-    Files.writeString(config, configYaml);
+    NoDrain.config(config, configYaml);
     var cli = MeshInjector.commandLine();
     List<String> args =
         new ArrayList<>(

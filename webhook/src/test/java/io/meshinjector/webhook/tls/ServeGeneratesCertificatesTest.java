@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.meshinjector.certs.CertDirectory;
 import io.meshinjector.webhook.MeshInjector;
 import io.meshinjector.webhook.server.ServerPorts;
+import io.meshinjector.webhook.support.NoDrain;
 import io.meshinjector.webhook.support.Reviews;
 import io.meshinjector.webhook.support.ServedContexts;
 import io.meshinjector.webhook.support.Tls;
@@ -32,6 +33,7 @@ class ServeGeneratesCertificatesTest {
                 "--port=0",
                 "--metrics-port=0",
                 "--tls-dir=" + dir,
+                "--config=" + NoDrain.config(dir.resolveSibling("config.yaml"), ""),
                 "--cluster=" + Reviews.example("cluster.yaml")))
         .isZero();
     ConfigurableApplicationContext context = ServedContexts.last();
