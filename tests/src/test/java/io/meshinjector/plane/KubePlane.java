@@ -115,7 +115,8 @@ public final class KubePlane implements AutoCloseable {
     return plane;
   }
 
-  private static Path unpack(Path shared, Path bin) throws IOException {
+  // synchronized: the two lanes' planes (SharedPlane) start at once and unpack into one folder
+  private static synchronized Path unpack(Path shared, Path bin) throws IOException {
     Files.createDirectories(bin);
     Map<String, String> sums = new java.util.HashMap<>();
     for (String line : Files.readAllLines(shared.resolve("SHA256SUMS"))) {

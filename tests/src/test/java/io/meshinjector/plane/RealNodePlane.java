@@ -10,8 +10,8 @@ import java.util.Optional;
  * node starts with the first such class and stays for the rest of the run ({@link SharedPlane}).
  * Skipped, with one line saying why, where the Kubernetes binaries are not beside the clone, where
  * this machine cannot run a node (not root, Debian's packages missing), or where a class that runs
- * the image finds no tarball (the {@code image-tar} profile; {@code .ci/run} builds it once per
- * run).
+ * the image finds no tarball (the default {@code verify} builds it once, before the integration
+ * tests, where the Temurin 25 JDK is; alone, the {@code image-tar} profile).
  */
 public final class RealNodePlane extends RealPlane {
   private final boolean projectImage;
@@ -30,7 +30,7 @@ public final class RealNodePlane extends RealPlane {
     this.projectImage = projectImage;
   }
 
-  /** Jib's tarball of the image, as the webhook module's image-tar profile writes it. */
+  /** Jib's tarball of the image, as the webhook module's build writes it (docs/image.md). */
   public static Path imageTarball() {
     Path root = Path.of(System.getProperty("project.root", "..")).toAbsolutePath().normalize();
     return Path.of(
@@ -49,6 +49,11 @@ public final class RealNodePlane extends RealPlane {
                         "no image tarball at "
                             + imageTarball()
                             + " (./mvnw -B -Pimage-tar -pl webhook -am package)"));
+  }
+
+  @Override
+  boolean needsNode() {
+    return true;
   }
 
   @Override

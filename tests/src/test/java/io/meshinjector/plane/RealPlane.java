@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The run's real control plane ({@link SharedPlane}) for a test class ({@code @RegisterExtension
@@ -41,12 +42,30 @@ public class RealPlane implements BeforeAllCallback, AfterAllCallback {
       System.err.println(context.getDisplayName() + ": " + line);
       Assumptions.abort(line);
     }
-    shared = SharedPlane.of(context, binaries.get());
-    owner = context.getRequiredTestClass().getSimpleName();
+    Class<?> testClass = context.getRequiredTestClass();
+    if (SharedPlane.lanes(context)) {
+      String lane = SharedPlane.laneOf(testClass);
+      ResourceLock lock = testClass.getAnnotation(ResourceLock.class);
+      if (lock == null || !lane.equals(lock.value())) {
+        throw new IllegalStateException(
+            testClass.getSimpleName()
+                + " runs on the real plane while the lanes run at once: annotate it"
+                + " @ResourceLock(SharedPlane."
+                + (lane.equals(SharedPlane.NODE_LANE) ? "NODE_LANE" : "PLANE_LANE")
+                + "), so no other class of its plane runs beside it");
+      }
+    }
+    shared = SharedPlane.of(context, binaries.get(), needsNode());
+    owner = testClass.getSimpleName();
     started(shared);
     before =
         ClusterHygiene.assertClean(
             admin(), plane().adminKubeconfigFile(), shared.sharedNodes(), owner);
+  }
+
+  /** Whether the class needs the plane with the real node. */
+  boolean needsNode() {
+    return false;
   }
 
   /** Why this class cannot run here beyond the binaries, or empty. */

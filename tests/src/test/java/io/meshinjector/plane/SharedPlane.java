@@ -16,7 +16,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  *
  * <p>Where this machine can run a real node, the plane is started for one from the first ({@link
  * RealNode#podNetwork()}); the node itself comes up only when the first class that needs it starts,
- * and {@link RealNodeClassesLast} runs those classes after all others, so no chart installed by a
+ * and {@link PlaneClassOrder} runs those classes after all others, so no chart installed by a
  * plane-only class ever has a kubelet run its pods. After a crash of the JVM, the next run's plane
  * and node clean up what the dead one left, as {@link KubePlane} and {@link RealNode} do.
  */
@@ -37,23 +37,61 @@ public final class SharedPlane implements AutoCloseable {
     this.nodeUnavailable = nodeUnavailable;
   }
 
-  /** The run's plane, started now if no class has asked before. */
-  static SharedPlane of(ExtensionContext context, Path shared) {
+  /** The resource lock of the classes on the plane without a node: they run one at a time. */
+  public static final String PLANE_LANE = "mesh-injector.plane-lane";
+
+  /** The resource lock of the classes on the plane with the real node: one at a time. */
+  public static final String NODE_LANE = "mesh-injector.node-lane";
+
+  /**
+   * Whether the run's classes run in two lanes at once (failsafe's configuration parameters, {@code
+   * -Dit.lanes=false} to run them one after another, docs/testing.md).
+   */
+  static boolean lanes(ExtensionContext context) {
+    return context
+        .getConfigurationParameter("junit.jupiter.execution.parallel.enabled")
+        .map(Boolean::parseBoolean)
+        .orElse(false);
+  }
+
+  /**
+   * The plane of a class, started now if no class of its lane has asked before. In one lane, every
+   * class shares one plane, the real node's. In two ({@link #lanes}), the classes that need no node
+   * get a plane of their own without one, and run beside those on the node: each plane holds one
+   * class at a time ({@link #PLANE_LANE}, {@link #NODE_LANE}), so {@link ClusterHygiene} still
+   * keeps the classes of a plane apart, and no kubelet ever runs the pods of a plane-only class.
+   */
+  static SharedPlane of(ExtensionContext context, Path shared, boolean needsNode) {
+    boolean ownPlane = lanes(context) && !needsNode;
     return context
         .getRoot()
         .getStore(STORE)
-        .computeIfAbsent(SharedPlane.class, k -> start(shared), SharedPlane.class);
+        .computeIfAbsent(
+            ownPlane ? PLANE_LANE : NODE_LANE,
+            k ->
+                start(
+                    shared,
+                    ownPlane ? "plane-only lane" : "node lane",
+                    ownPlane
+                        ? Optional.of("the plane-only lane has none")
+                        : RealNode.unavailable(shared)),
+            SharedPlane.class);
   }
 
-  private static SharedPlane start(Path shared) {
+  /** The lane lock {@code testClass} must hold when the lanes run at once. */
+  static String laneOf(Class<?> testClass) {
+    return PlaneClassOrder.onRealNode(testClass) ? NODE_LANE : PLANE_LANE;
+  }
+
+  private static SharedPlane start(Path shared, String lane, Optional<String> nodeUnavailable) {
     Path work = RealPlane.work().resolve("kube-api-test");
-    Optional<String> nodeUnavailable = RealNode.unavailable(shared);
     try {
       long start = System.nanoTime();
       KubePlane plane =
           KubePlane.start(shared, work, nodeUnavailable.isEmpty() ? RealNode.podNetwork() : null);
       System.out.printf(
-          "SharedPlane: the run's plane up in %d ms%s%n",
+          "SharedPlane: the %s's plane up in %d ms%s%n",
+          lane,
           (System.nanoTime() - start) / 1_000_000,
           nodeUnavailable.map(why -> " (no real node here: " + why + ")").orElse(""));
       return new SharedPlane(shared, work, plane, nodeUnavailable);

@@ -26,6 +26,7 @@ import io.meshinjector.plane.KubePlane;
 import io.meshinjector.plane.RealPlane;
 import io.meshinjector.plane.Serve;
 import io.meshinjector.plane.ServedRelease;
+import io.meshinjector.plane.SharedPlane;
 import io.meshinjector.plane.Workloads;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,6 +42,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Admission as the API server performs it: the chart's webhook configuration, pointed at one
@@ -48,6 +50,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * the real scheduler, on a cluster mixing RHEL 8 (nft only), CentOS 7 (legacy only, kubelet 1.27)
  * and Debian nodes (no facts).
  */
+@ResourceLock(SharedPlane.PLANE_LANE)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class AdmissionIT {
   @RegisterExtension static final RealPlane PLANE = new RealPlane();

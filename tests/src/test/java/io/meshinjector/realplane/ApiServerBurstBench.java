@@ -12,6 +12,7 @@ import io.meshinjector.plane.LoadBalancer;
 import io.meshinjector.plane.RealPlane;
 import io.meshinjector.plane.Release;
 import io.meshinjector.plane.Serve;
+import io.meshinjector.plane.SharedPlane;
 import io.meshinjector.plane.Workloads;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -26,6 +27,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The webhook as the API server sees it, under pod bursts: Deployments of many replicas created one
@@ -50,6 +52,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  *   <li>{@code burst.nodes} (6), {@code burst.out} (target/burst)
  * </ul>
  */
+@ResourceLock(SharedPlane.PLANE_LANE)
 @EnabledIfSystemProperty(named = "burst.run", matches = "true")
 class ApiServerBurstBench {
   @RegisterExtension static final RealPlane PLANE = new RealPlane();

@@ -26,6 +26,7 @@ import io.meshinjector.plane.Release;
 import io.meshinjector.plane.Serve;
 import io.meshinjector.plane.ServedRelease;
 import io.meshinjector.plane.ServiceAccounts;
+import io.meshinjector.plane.SharedPlane;
 import io.meshinjector.plane.Workloads;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -40,6 +41,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * {@code mesh-injector check} as an operator runs it, against one cluster through its life: empty
@@ -49,6 +51,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * version (the workloads still on the old proxy are named) and the mesh CNI installed after the
  * injector (a warning naming {@code helm upgrade}, gone after it).
  */
+@ResourceLock(SharedPlane.PLANE_LANE)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class CheckIT {
   @RegisterExtension static final RealPlane PLANE = new RealPlane();

@@ -11,6 +11,7 @@ import io.meshinjector.plane.KubePlane;
 import io.meshinjector.plane.RealPlane;
 import io.meshinjector.plane.Release;
 import io.meshinjector.plane.Serve;
+import io.meshinjector.plane.SharedPlane;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
@@ -19,12 +20,14 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The chart on an ordinary, empty v1.32 cluster: no mesh CNI, no mesh namespace. It installs, and a
  * replica on the chart's own ServiceAccount is ready within 10 s, whatever the optional sources
  * (the CNI pods, the NodeCapability CRD) are doing; they join when they appear.
  */
+@ResourceLock(SharedPlane.PLANE_LANE)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class InstallIT {
   @RegisterExtension static final RealPlane PLANE = new RealPlane();

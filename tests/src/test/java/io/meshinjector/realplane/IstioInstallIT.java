@@ -7,16 +7,19 @@ import io.meshinjector.plane.KubePlane;
 import io.meshinjector.plane.RealPlane;
 import io.meshinjector.plane.Release;
 import io.meshinjector.plane.Serve;
+import io.meshinjector.plane.SharedPlane;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The Istio flavour on an empty cluster without {@code istio-system}: the run's shared plane, on
  * which no other release holds the cluster-scoped NodeCapability CRD while this class runs ({@code
  * ClusterHygiene}).
  */
+@ResourceLock(SharedPlane.PLANE_LANE)
 class IstioInstallIT {
   @RegisterExtension static final RealPlane PLANE = new RealPlane();
 

@@ -10,6 +10,7 @@ import io.meshinjector.plane.RealPlane;
 import io.meshinjector.plane.RealisticNodes;
 import io.meshinjector.plane.Release;
 import io.meshinjector.plane.Serve;
+import io.meshinjector.plane.SharedPlane;
 import io.meshinjector.plane.Soak;
 import io.meshinjector.plane.Tls;
 import io.meshinjector.plane.Workloads;
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * A large cluster of realistic Nodes ({@link RealisticNodes}) against the launcher's default heap
@@ -41,6 +43,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * default 384 Mi limit gives; each run prints one line of figures (docs/operations.md). The default
  * suite runs it at 500 Nodes, the soak profile ({@code -Psoak}) at 2,000, both with the node churn.
  */
+@ResourceLock(SharedPlane.PLANE_LANE)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class LargeClusterIT {
   @RegisterExtension static final RealPlane PLANE = new RealPlane();

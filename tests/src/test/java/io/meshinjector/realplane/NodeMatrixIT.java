@@ -14,6 +14,7 @@ import io.meshinjector.plane.NodeCapabilities;
 import io.meshinjector.plane.RealPlane;
 import io.meshinjector.plane.Serve;
 import io.meshinjector.plane.ServedRelease;
+import io.meshinjector.plane.SharedPlane;
 import io.meshinjector.plane.Workloads;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The node matrix as the API server and the scheduler see it: dual-stack Nodes (a v1.32 API server
@@ -33,6 +35,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * one whose probe says the IPv6 redirect does not work there, and a Windows Node. What the webhook
  * reads of them comes through the informers' trimmed Nodes.
  */
+@ResourceLock(SharedPlane.PLANE_LANE)
 class NodeMatrixIT {
   @RegisterExtension static final RealPlane PLANE = new RealPlane();
 

@@ -15,6 +15,7 @@ import io.meshinjector.plane.NodeCapabilities;
 import io.meshinjector.plane.RealPlane;
 import io.meshinjector.plane.Release;
 import io.meshinjector.plane.ServiceAccounts;
+import io.meshinjector.plane.SharedPlane;
 import io.meshinjector.plane.Workloads;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,12 +23,14 @@ import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The node probe on its own ServiceAccount's token, bound to a probe pod on its node as the kubelet
  * mounts it: it writes its node's NodeCapability, and the chart's admission policy refuses its
  * write to another node's.
  */
+@ResourceLock(SharedPlane.PLANE_LANE)
 class ProbeIT {
   @RegisterExtension static final RealPlane PLANE = new RealPlane();
 

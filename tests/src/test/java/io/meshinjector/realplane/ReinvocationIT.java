@@ -12,6 +12,7 @@ import io.meshinjector.plane.RealPlane;
 import io.meshinjector.plane.SecondWebhook;
 import io.meshinjector.plane.Serve;
 import io.meshinjector.plane.ServedRelease;
+import io.meshinjector.plane.SharedPlane;
 import io.meshinjector.plane.Workloads;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Another mutating webhook, ordered after ours, adds an app container and an app init container,
@@ -33,6 +35,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * apiserver_admission_webhook_admission_duration_seconds_count}: one call for an ordinary pod, two
  * for a pod another webhook added to.
  */
+@ResourceLock(SharedPlane.PLANE_LANE)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ReinvocationIT {
   @RegisterExtension static final RealPlane PLANE = new RealPlane();

@@ -25,6 +25,7 @@ import io.meshinjector.plane.RealNodePlane;
 import io.meshinjector.plane.Release;
 import io.meshinjector.plane.Serve;
 import io.meshinjector.plane.ServiceAccounts;
+import io.meshinjector.plane.SharedPlane;
 import io.meshinjector.plane.StandInImage;
 import io.meshinjector.plane.Workloads;
 import java.io.IOException;
@@ -49,6 +50,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The per-node repair (docs/operations.md#repair) on the real control plane and the real node: the
@@ -61,6 +63,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  *
  * <p>One plane and node for the class; the probe is stopped and started between the modes.
  */
+@ResourceLock(SharedPlane.NODE_LANE)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RepairIT {
   @RegisterExtension static final RealNodePlane PLANE = new RealNodePlane(false);

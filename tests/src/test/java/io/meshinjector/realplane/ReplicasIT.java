@@ -13,6 +13,7 @@ import io.meshinjector.plane.LoadBalancer;
 import io.meshinjector.plane.RealPlane;
 import io.meshinjector.plane.Release;
 import io.meshinjector.plane.Serve;
+import io.meshinjector.plane.SharedPlane;
 import io.meshinjector.plane.Workloads;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -30,12 +31,14 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Two replicas behind one address (HAProxy, checking {@code /readyz} as a Service's endpoints
  * follow readiness): the label writer's lease passes to the survivor, and a {@code helm upgrade}
  * rolled out replica by replica while pods are created at a steady 25 a second fails no creation.
  */
+@ResourceLock(SharedPlane.PLANE_LANE)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ReplicasIT {
   @RegisterExtension static final RealPlane PLANE = new RealPlane();

@@ -18,6 +18,7 @@ import io.meshinjector.plane.PodBurst;
 import io.meshinjector.plane.RealPlane;
 import io.meshinjector.plane.Release;
 import io.meshinjector.plane.Serve;
+import io.meshinjector.plane.SharedPlane;
 import io.meshinjector.plane.Soak;
 import io.meshinjector.plane.Workloads;
 import java.time.Duration;
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The canary upgrade of docs/upgrades.md on the real plane, as a user runs it: two releases
@@ -43,6 +45,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * {@code check --retire}; and {@code helm uninstall} of the old revision. Every created pod is
  * counted by the revision it records and by its proxies: one each, never two, never none.
  */
+@ResourceLock(SharedPlane.PLANE_LANE)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RevisionsIT {
   @RegisterExtension static final RealPlane PLANE = new RealPlane();
