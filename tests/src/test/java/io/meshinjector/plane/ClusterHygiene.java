@@ -2,7 +2,6 @@ package io.meshinjector.plane;
 
 import com.marcnuri.helm.Helm;
 import com.marcnuri.helm.Release;
-import io.fabric8.kubernetes.api.model.DeletionPropagation;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Node;
@@ -49,8 +48,6 @@ public final class ClusterHygiene {
           .build();
 
   static final String CRD = "nodecapabilities.mesh-injector.io";
-
-  private static final DeletionPropagation ORPHAN = DeletionPropagation.ORPHAN;
 
   /** The cluster-scoped kinds a class may make, by the name the snapshot and errors use. */
   private static final Map<String, Function<KubernetesClient, List<? extends HasMetadata>>>
@@ -162,10 +159,8 @@ public final class ClusterHygiene {
     Set<String> namespaces = names(admin.namespaces().list().getItems());
     namespaces.removeAll(before.namespaces());
     for (String ns : namespaces) {
-      emptyOfPods(admin, ns, problems);
       quietly(problems, () -> admin.namespaces().withName(ns).delete());
     }
-    noNodeCapabilities(admin, problems);
     CLUSTER_KINDS.forEach(
         (kind, list) -> {
           for (HasMetadata o : list.apply(admin)) {
@@ -230,58 +225,6 @@ public final class ClusterHygiene {
     if (!problems.isEmpty()) {
       throw new IllegalStateException(
           "the shared plane could not be restored: " + String.join("; ", problems));
-    }
-  }
-
-  /**
-   * Before a namespace is deleted: its workload controllers go (orphaning their pods, so none is
-   * made again), then its pods, with grace period 0. The namespace controller's first pass then
-   * finds no pod still terminating, and ends the namespace at once; a pod left to it would hold the
-   * namespace for half its termination grace period before the controller looked again.
-   */
-  private static void emptyOfPods(KubernetesClient admin, String ns, List<String> problems) {
-    quietly(
-        problems,
-        () -> admin.apps().deployments().inNamespace(ns).withPropagationPolicy(ORPHAN).delete());
-    quietly(
-        problems,
-        () -> admin.apps().replicaSets().inNamespace(ns).withPropagationPolicy(ORPHAN).delete());
-    quietly(
-        problems,
-        () -> admin.apps().statefulSets().inNamespace(ns).withPropagationPolicy(ORPHAN).delete());
-    quietly(
-        problems,
-        () -> admin.apps().daemonSets().inNamespace(ns).withPropagationPolicy(ORPHAN).delete());
-    quietly(
-        problems,
-        () -> admin.batch().v1().cronjobs().inNamespace(ns).withPropagationPolicy(ORPHAN).delete());
-    quietly(
-        problems,
-        () -> admin.batch().v1().jobs().inNamespace(ns).withPropagationPolicy(ORPHAN).delete());
-    quietly(
-        problems,
-        () ->
-            admin.replicationControllers().inNamespace(ns).withPropagationPolicy(ORPHAN).delete());
-    quietly(problems, () -> admin.pods().inNamespace(ns).withGracePeriod(0).delete());
-  }
-
-  /**
-   * The NodeCapabilities deleted, and their absence awaited, before the CRD is: the API server's
-   * CRD finalizer deletes a CRD's objects and then polls every 5 s until its list is empty, and its
-   * first look, right after its own delete, still sees them. A CRD without objects goes at once.
-   */
-  private static void noNodeCapabilities(KubernetesClient admin, List<String> problems) {
-    if (admin.apiextensions().v1().customResourceDefinitions().withName(CRD).get() == null) {
-      return;
-    }
-    quietly(problems, () -> admin.genericKubernetesResources(NODE_CAPABILITY).delete());
-    try {
-      Await.until(
-          "no NodeCapability left",
-          Duration.ofSeconds(30),
-          () -> admin.genericKubernetesResources(NODE_CAPABILITY).list().getItems().isEmpty());
-    } catch (AssertionError | KubernetesClientException e) {
-      problems.add(e.getMessage());
     }
   }
 
