@@ -18,11 +18,7 @@ import org.junit.jupiter.api.ClassOrdererContext;
 public final class PlaneClassOrder implements ClassOrderer {
   @Override
   public void orderClasses(ClassOrdererContext context) {
-    boolean lanes =
-        context
-            .getConfigurationParameter("junit.jupiter.execution.parallel.enabled")
-            .map(Boolean::parseBoolean)
-            .orElse(false);
+    boolean lanes = SharedPlane.lanes(context::getConfigurationParameter);
     context
         .getClassDescriptors()
         .sort(

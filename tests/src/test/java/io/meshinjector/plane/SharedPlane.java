@@ -48,8 +48,13 @@ public final class SharedPlane implements AutoCloseable {
    * -Dit.lanes=false} to run them one after another, docs/testing.md).
    */
   static boolean lanes(ExtensionContext context) {
-    return context
-        .getConfigurationParameter("junit.jupiter.execution.parallel.enabled")
+    return lanes(context::getConfigurationParameter);
+  }
+
+  /** The same, from any of JUnit's views of the configuration parameters. */
+  static boolean lanes(java.util.function.Function<String, Optional<String>> parameters) {
+    return parameters
+        .apply("junit.jupiter.execution.parallel.enabled")
         .map(Boolean::parseBoolean)
         .orElse(false);
   }
